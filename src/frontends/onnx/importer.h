@@ -1,0 +1,25 @@
+// ONNX importer: reads a .onnx file (opsets 7-18) into an ir::Module.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ir/module.h"
+#include "support/status.h"
+
+namespace sy::onnx {
+
+struct ImportOptions {
+  // Specialises symbolic (or overrides) input dimensions: input name -> full static shape.
+  std::map<std::string, Shape> input_shapes;
+  // Files larger than this are refused with a clear error (protobuf's own limit is 2 GiB).
+  size_t max_model_bytes = size_t{2000} << 20;
+};
+
+// Parses and converts. Weights become Constant nodes; external data files are read relative
+// to the model's directory. Every unsupported op is listed in one error message.
+Result<ir::Module> import_file(const std::string& path, const ImportOptions& opts = {});
+Result<ir::Module> import_bytes(const std::string& bytes, const std::string& model_dir,
+                                const ImportOptions& opts = {});
+
+}  // namespace sy::onnx
