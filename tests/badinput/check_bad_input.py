@@ -1,0 +1,70 @@
+"""Runs the switchyard CLI on one bad input and checks it fails cleanly.
+
+Clean failure: non-zero exit (the stated code), stderr is exactly one line starting with
+"switchyard: error:" (or CLI11's usage error for bad flags), the line mentions the expected
+words, no sanitizer report, and the process neither crashed (signal) nor hung (timeout).
+
+Usage: check_bad_input.py SWITCHYARD DATADIR CASE
+"""
+import os
+import subprocess
+import sys
+
+CASES = {
+    # name: (argv after the program, expected exit code, words the error line must contain)
+    "truncated_onnx": (["run", "{d}/truncated.onnx"], 1, ["truncated.onnx"]),
+    "random_bytes": (["run", "{d}/random.onnx"], 1, ["random.onnx"]),
+    "empty_file": (["inspect", "{d}/empty.onnx"], 1, ["empty.onnx"]),
+    "missing_file": (["run", "{d}/does_not_exist.onnx"], 1, ["does_not_exist.onnx"]),
+    "unknown_op": (["run", "{d}/unknown_op.onnx"], 1, ["FrobnicateXYZ", "WarpDrive", "frob0", "warp0"]),
+    "wrong_shape_input": (["run", "{d}/good.onnx", "--input", "x={d}/x_wrong_shape.npy"], 1,
+                          ["'x'", "(1, 3, 16, 16)", "(1, 3, 8, 8)"]),
+    "wrong_dtype_input": (["run", "{d}/good.onnx", "--input", "x={d}/x_wrong_dtype.npy"], 1,
+                          ["'x'", "float32", "int64"]),
+    "unknown_input_name": (["run", "{d}/good.onnx", "--input", "nope={d}/x_good.npy"], 1, ["nope"]),
+    "garbage_npy": (["run", "{d}/good.onnx", "--input", "x={d}/garbage.npy"], 1, ["garbage.npy"]),
+    "truncated_npy": (["run", "{d}/good.onnx", "--input", "x={d}/truncated_data.npy"], 1,
+                      ["truncated_data.npy", "truncated"]),
+    "symbolic_dim_unset": (["run", "{d}/symbolic.onnx"], 1, ["--input-shape"]),
+    "bad_input_shape_flag": (["run", "{d}/symbolic.onnx", "--input-shape", "x=1,three,16,16"], 1,
+                             ["three"]),
+    "bad_ir_text": (["run", "{d}/bad_ir.sy"], 1, ["bad_ir.sy", "2:"]),
+    "unknown_zoo_model": (["run", "zoo:resnet9000"], 1, ["resnet9000"]),
+    "bad_flag": (["run", "{d}/good.onnx", "--frobnicate"], 2, ["frobnicate"]),
+    "bad_threads": (["run", "{d}/good.onnx", "--threads", "-3"], None, ["threads"]),
+}
+
+
+def main():
+    exe, data, case = sys.argv[1], sys.argv[2], sys.argv[3]
+    argv, want_code, words = CASES[case]
+    cmd = [exe] + [a.format(d=data) for a in argv]
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=120,
+                           cwd=os.path.join(data), stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        sys.exit(f"FAIL {case}: hung (no exit within 120 s): {' '.join(cmd)}")
+    err_lines = [l for l in p.stderr.splitlines() if l.strip()]
+    problems = []
+    if p.returncode < 0:
+        problems.append(f"killed by signal {-p.returncode}")
+    elif p.returncode == 0:
+        problems.append("exit code 0 for a bad input")
+    elif want_code is not None and p.returncode != want_code:
+        problems.append(f"exit code {p.returncode}, expected {want_code}")
+    if any(s in p.stderr for s in ("AddressSanitizer", "runtime error:", "LeakSanitizer", "terminate called")):
+        problems.append("sanitizer report or uncaught exception")
+    if case != "bad_flag" and len(err_lines) != 1:
+        problems.append(f"stderr has {len(err_lines)} lines, expected exactly one")
+    text = "\n".join(err_lines)
+    for w in words:
+        if w not in text:
+            problems.append(f"error does not mention {w!r}")
+    print(f"$ {' '.join(cmd)}\nexit {p.returncode}\nstderr: {p.stderr.strip()}")
+    if problems:
+        sys.exit(f"FAIL {case}: " + "; ".join(problems))
+    print(f"ok {case}")
+
+
+if __name__ == "__main__":
+    main()
