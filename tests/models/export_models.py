@@ -1,0 +1,185 @@
+#!/usr/bin/python3
+"""Exports the model-test zoo from PyTorch to ONNX, with seeded inputs and PyTorch's reference outputs.
+
+For each requested model, OUT_DIR/<model>/ receives:
+  model.onnx               the exported graph (constant folding on, named inputs/outputs)
+  <input>.npy              one seeded input per graph input (here always "input.npy")
+  reference/<output>.npy   PyTorch's outputs for those inputs, one file per ONNX output
+  meta.json                input/output names and shapes, opset, output std, export time
+
+A model is skipped when its meta.json exists, is newer than this script, and every file it
+lists exists (meta.json is written last, so an interrupted export is redone).
+
+Run with Debian's interpreter: /usr/bin/python3 export_models.py --out-dir DIR MODEL...
+"""
+
+import argparse
+import json
+import os
+import sys
+import time
+
+import numpy as np
+import torch
+import torchvision
+
+SEED = 0
+THREADS = 2  # fixed so that the reference outputs are reproducible run to run
+IMAGE = (1, 3, 224, 224)
+
+# BatchNorm re-estimation: batches of random images run through the network with only the BN
+# layers in train mode (cumulative average, momentum=None). Random init leaves mean 0 / var 1,
+# which after dozens of layers shrinks activations to ~1e-9 and makes comparisons meaningless.
+BN_BATCHES = 4
+BN_BATCH_SIZE = 8
+
+
+def build_torchvision(name):
+    ctor = getattr(torchvision.models, name)
+    return ctor(weights=None)
+
+
+class Encoder(torch.nn.Module):
+    """BERT-base-style encoder: 4 post-norm layers, d_model 768, 12 heads, FFN 3072, GELU."""
+
+    def __init__(self):
+        super().__init__()
+        layer = torch.nn.TransformerEncoderLayer(
+            d_model=768, nhead=12, dim_feedforward=3072, dropout=0.0,
+            activation="gelu", batch_first=True, norm_first=False)
+        self.encoder = torch.nn.TransformerEncoder(layer, num_layers=4,
+                                                   enable_nested_tensor=False)
+
+    def forward(self, x):
+        return self.encoder(x)
+
+
+# name -> (builder, input shape, output name, opset, needs BN re-estimation)
+MODELS = {
+    "resnet18": (lambda: build_torchvision("resnet18"), IMAGE, "logits", 13, True),
+    "mobilenet_v2": (lambda: build_torchvision("mobilenet_v2"), IMAGE, "logits", 13, True),
+    "encoder": (Encoder, (1, 128, 768), "hidden", 14, False),
+    "resnet50": (lambda: build_torchvision("resnet50"), IMAGE, "logits", 13, True),
+    "densenet121": (lambda: build_torchvision("densenet121"), IMAGE, "logits", 13, True),
+    "efficientnet_b0": (lambda: build_torchvision("efficientnet_b0"), IMAGE, "logits", 13, True),
+}
+
+
+def seed_everything(seed):
+    torch.manual_seed(seed)
+    np.random.seed(seed)
+
+
+def reestimate_batchnorm(model, image_shape):
+    """Replaces the BN running statistics by the cumulative batch statistics of random images."""
+    bns = [m for m in model.modules() if isinstance(m, torch.nn.modules.batchnorm._BatchNorm)]
+    model.eval()  # dropout / stochastic depth stay off; only BN layers see train mode
+    for bn in bns:
+        bn.reset_running_stats()
+        bn.momentum = None
+        bn.train()
+    gen = torch.Generator().manual_seed(SEED + 1)
+    with torch.no_grad():
+        for _ in range(BN_BATCHES):
+            model(torch.randn((BN_BATCH_SIZE,) + tuple(image_shape[1:]), generator=gen))
+    model.eval()
+    return len(bns)
+
+
+def is_fresh(model_dir, script_mtime):
+    meta_path = os.path.join(model_dir, "meta.json")
+    if not os.path.exists(meta_path) or os.path.getmtime(meta_path) <= script_mtime:
+        return False
+    try:
+        with open(meta_path) as f:
+            meta = json.load(f)
+    except (OSError, ValueError):
+        return False
+    files = ["model.onnx"] + [i["file"] for i in meta.get("inputs", [])] + \
+            [o["file"] for o in meta.get("outputs", [])]
+    return all(os.path.exists(os.path.join(model_dir, p)) for p in files)
+
+
+def export_one(name, out_dir):
+    builder, input_shape, output_name, opset, reestimate_bn = MODELS[name]
+    model_dir = os.path.join(out_dir, name)
+    os.makedirs(os.path.join(model_dir, "reference"), exist_ok=True)
+    meta_path = os.path.join(model_dir, "meta.json")
+    if os.path.exists(meta_path):
+        os.remove(meta_path)  # an interrupted re-export must not look fresh
+
+    start = time.perf_counter()
+    seed_everything(SEED)
+    model = builder()
+    model.eval()
+    num_bn = reestimate_batchnorm(model, input_shape) if reestimate_bn else 0
+
+    gen = torch.Generator().manual_seed(SEED + 2)
+    x = torch.randn(input_shape, generator=gen)
+    with torch.no_grad():
+        y = model(x)
+    y_np = y.detach().numpy().astype(np.float32)
+
+    onnx_path = os.path.join(model_dir, "model.onnx")
+    torch.onnx.export(model, (x,), onnx_path, opset_version=opset, do_constant_folding=True,
+                      input_names=["input"], output_names=[output_name],
+                      training=torch.onnx.TrainingMode.EVAL)
+    np.save(os.path.join(model_dir, "input.npy"), x.numpy().astype(np.float32))
+    np.save(os.path.join(model_dir, "reference", output_name + ".npy"), y_np)
+    elapsed = time.perf_counter() - start
+
+    meta = {
+        "model": name,
+        "opset": opset,
+        "torch": torch.__version__,
+        "torchvision": torchvision.__version__,
+        "seed": SEED,
+        "batchnorm_layers_reestimated": num_bn,
+        "inputs": [{"name": "input", "file": "input.npy", "shape": list(input_shape),
+                    "dtype": "float32"}],
+        "outputs": [{"name": output_name, "file": "reference/" + output_name + ".npy",
+                     "shape": list(y_np.shape), "dtype": "float32",
+                     "std": float(y_np.std()), "max_abs": float(np.abs(y_np).max())}],
+        "export_seconds": round(elapsed, 2),
+    }
+    with open(meta_path + ".tmp", "w") as f:
+        json.dump(meta, f, indent=2)
+    os.replace(meta_path + ".tmp", meta_path)
+    print(f"{name}: exported in {elapsed:.1f} s (opset {opset}, {num_bn} BN layers re-estimated); "
+          f"output {output_name} shape {list(y_np.shape)} std {y_np.std():.4g} "
+          f"max|y| {np.abs(y_np).max():.4g}")
+    if not 1e-2 < float(y_np.std()) < 1e3:
+        print(f"{name}: output std {y_np.std():.3g} is not of order 1; the comparison would be "
+              f"meaningless", file=sys.stderr)
+        return False
+    return True
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--out-dir", required=True,
+                        help="directory in the build tree; each model gets a subdirectory")
+    parser.add_argument("--force", action="store_true", help="re-export even if cached")
+    parser.add_argument("models", nargs="*", metavar="MODEL",
+                        help=f"models to export (default: all of {', '.join(MODELS)})")
+    args = parser.parse_args()
+
+    names = args.models or list(MODELS)
+    unknown = [n for n in names if n not in MODELS]
+    if unknown:
+        parser.error(f"unknown model(s) {', '.join(unknown)}; known: {', '.join(MODELS)}")
+
+    torch.set_num_threads(THREADS)
+    script_mtime = os.path.getmtime(os.path.abspath(__file__))
+    ok = True
+    for name in names:
+        model_dir = os.path.join(args.out_dir, name)
+        if not args.force and is_fresh(model_dir, script_mtime):
+            print(f"{name}: cached in {model_dir}")
+            continue
+        ok = export_one(name, args.out_dir) and ok
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
