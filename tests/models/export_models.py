@@ -70,6 +70,28 @@ def seed_everything(seed):
     np.random.seed(seed)
 
 
+def randomize_parameters(model):
+    """Makes every normalisation scale/shift and every bias random and distinct.
+
+    Default init leaves norm scales at 1 and shifts at 0 (so a kernel ignoring them would pass),
+    and TransformerEncoder deep-copies one layer, so all its layers would share identical weights
+    (the exporter then even de-duplicates them). Matrices get a fresh Xavier init per tensor.
+    """
+    with torch.no_grad():
+        for module in model.modules():
+            if isinstance(module, (torch.nn.modules.batchnorm._BatchNorm, torch.nn.LayerNorm)):
+                module.weight.normal_(1.0, 0.1)
+                module.bias.normal_(0.0, 0.1)
+        if isinstance(model, Encoder):
+            for name, p in model.named_parameters():
+                if "norm" in name:
+                    continue
+                if p.dim() > 1:
+                    torch.nn.init.xavier_uniform_(p)
+                else:
+                    p.normal_(0.0, 0.05)
+
+
 def reestimate_batchnorm(model, image_shape):
     """Replaces the BN running statistics by the cumulative batch statistics of random images."""
     bns = [m for m in model.modules() if isinstance(m, torch.nn.modules.batchnorm._BatchNorm)]
@@ -112,6 +134,7 @@ def export_one(name, out_dir):
     seed_everything(SEED)
     model = builder()
     model.eval()
+    randomize_parameters(model)
     num_bn = reestimate_batchnorm(model, input_shape) if reestimate_bn else 0
 
     gen = torch.Generator().manual_seed(SEED + 2)
