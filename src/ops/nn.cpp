@@ -15,7 +15,7 @@ void check_bias(const std::string& op, const TypeList& args, size_t i, int64_t n
                 const char* like_what) {
   if (args.size() <= i) return;
   const auto& b = tensor_arg(op, args, i, "bias");
-  if (b.shape != Shape{n}) fail(op, "bias must have shape (", n, "), got ", shape_str(b.shape));
+  if (b.shape != Shape{n}) fail(op, "bias must have shape ", shape_str(Shape{n}), ", got ", shape_str(b.shape));
   check_same_dtype(op, b, "bias", like, like_what);
 }
 

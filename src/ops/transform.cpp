@@ -178,7 +178,7 @@ Type one_hot(const std::string& op, const TypeList& args, const ir::Attrs& attrs
   const auto& idx = tensor_arg(op, args, 0, "indices");
   const auto& v = tensor_arg(op, args, 1, "values");
   check_numeric(op, idx, "indices");
-  if (v.shape != Shape{2}) fail(op, "values must have shape (2) [off, on], got ", shape_str(v.shape));
+  if (v.shape != Shape{2}) fail(op, "values must have shape (2,) [off, on], got ", shape_str(v.shape));
   if (a.depth < 1) fail(op, "depth must be >= 1, got ", a.depth);
   check_axis(op, "axis", a.axis, idx.shape.size() + 1);
   Shape out = idx.shape;
