@@ -84,14 +84,15 @@ Type conv2d_transpose(const std::string& op, const TypeList& args, const ir::Att
   int64_t c = x.shape[1], g = a.groups;
   if (c % g != 0) fail(op, "data has ", c, " channels, not divisible by groups=", g);
   if (w.shape[0] != c) fail(op, "weight has ", w.shape[0], " input channels, data has ", c);
-  int64_t o = w.shape[1] * g;
+  int64_t o = checked_mul(op, w.shape[1], g);
   check_bias(op, args, 2, o, x, "data");
   int64_t out[2];
   const char* names[2] = {"height", "width"};
   for (size_t k = 0; k < 2; ++k) {
     int64_t in = x.shape[2 + k];
-    out[k] = a.strides[k] * (in - 1) + a.output_padding[k] + (w.shape[2 + k] - 1) * a.dilation[k] + 1 -
-             a.padding[k] - a.padding[k + 2];
+    int64_t grown = checked_add(op, checked_mul(op, a.strides[k], in - 1), a.output_padding[k]);
+    int64_t window = checked_add(op, checked_mul(op, w.shape[2 + k] - 1, a.dilation[k]), 1);
+    out[k] = checked_add(op, grown, window) - checked_add(op, a.padding[k], a.padding[k + 2]);
     if (out[k] < 1)
       fail(op, "output ", names[k], " would be ", out[k], " (input ", names[k], " ", in, ", padding ",
            list_str(a.padding), ")");
@@ -228,7 +229,7 @@ Type pad(const std::string& op, const TypeList& args, const ir::Attrs& attrs) {
   Shape out(rank);
   for (size_t i = 0; i < rank; ++i) {
     int64_t d = x.shape[i], b = a.pads[i], e = a.pads[i + rank];
-    out[i] = d + b + e;
+    out[i] = checked_add(op, checked_add(op, d, b), e);
     if (out[i] < 0)
       fail(op, "pads ", list_str(a.pads), " crop axis ", i, " of extent ", d, " to ", out[i]);
     if (a.mode == "constant" || (b <= 0 && e <= 0)) continue;
@@ -246,9 +247,10 @@ Type depth_to_space(const std::string& op, const TypeList& args, const ir::Attrs
   check_rank(op, x, "data (NCHW)", 4);
   if (a.blocksize < 1) fail(op, "blocksize must be >= 1, got ", a.blocksize);
   if (a.mode != "DCR" && a.mode != "CRD") fail(op, "mode must be DCR or CRD, got '", a.mode, "'");
-  int64_t b = a.blocksize, c = x.shape[1];
-  if (c % (b * b) != 0) fail(op, "data has ", c, " channels, not divisible by blocksize^2=", b * b);
-  return ir::tensor_type({x.shape[0], c / (b * b), x.shape[2] * b, x.shape[3] * b}, x.dtype);
+  int64_t b = a.blocksize, c = x.shape[1], bb = checked_mul(op, b, b);
+  if (c % bb != 0) fail(op, "data has ", c, " channels, not divisible by blocksize^2=", bb);
+  return ir::tensor_type({x.shape[0], c / bb, checked_mul(op, x.shape[2], b), checked_mul(op, x.shape[3], b)},
+                         x.dtype);
 }
 
 Type space_to_depth(const std::string& op, const TypeList& args, const ir::Attrs& attrs) {
@@ -259,7 +261,9 @@ Type space_to_depth(const std::string& op, const TypeList& args, const ir::Attrs
   int64_t b = a.blocksize;
   if (x.shape[2] % b != 0 || x.shape[3] % b != 0)
     fail(op, "spatial size ", x.shape[2], "x", x.shape[3], " is not divisible by blocksize=", b);
-  return ir::tensor_type({x.shape[0], x.shape[1] * b * b, x.shape[2] / b, x.shape[3] / b}, x.dtype);
+  return ir::tensor_type({x.shape[0], checked_mul(op, x.shape[1], checked_mul(op, b, b)), x.shape[2] / b,
+                          x.shape[3] / b},
+                         x.dtype);
 }
 
 Type resize2d(const std::string& op, const TypeList& args, const ir::Attrs& attrs) {

@@ -90,6 +90,24 @@ void check_all_non_negative(const std::string& op, const char* attr, const std::
     if (x < 0) fail(op, attr, " entries must be non-negative, got ", list_str(v));
 }
 
+int64_t checked_add(const std::string& op, int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_add_overflow(a, b, &r)) fail(op, "size arithmetic overflows int64 (", a, " + ", b, ")");
+  return r;
+}
+
+int64_t checked_mul(const std::string& op, int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_mul_overflow(a, b, &r)) fail(op, "size arithmetic overflows int64 (", a, " * ", b, ")");
+  return r;
+}
+
+int64_t checked_numel(const std::string& op, const Shape& s) {
+  int64_t n = 1;
+  for (int64_t d : s) n = checked_mul(op, n, d);
+  return n;
+}
+
 Shape broadcast_shapes(const std::string& op, const Shape& a, const char* a_what, const Shape& b,
                        const char* b_what) {
   size_t rank = std::max(a.size(), b.size());
@@ -109,23 +127,25 @@ Shape broadcast_shapes(const std::string& op, const Shape& a, const char* a_what
 
 int64_t conv_out_dim(const std::string& op, const char* axis_name, int64_t in, int64_t kernel,
                      int64_t stride, int64_t pad_begin, int64_t pad_end, int64_t dilation) {
-  int64_t span = in + pad_begin + pad_end - dilation * (kernel - 1) - 1;
+  int64_t padded = checked_add(op, checked_add(op, in, pad_begin), pad_end);
+  int64_t window = checked_add(op, checked_mul(op, dilation, kernel - 1), 1);
+  int64_t span = padded - window;
   if (span < 0)
-    fail(op, "dilated kernel ", axis_name, " ", dilation * (kernel - 1) + 1, " exceeds padded input ", axis_name,
-         " ", in + pad_begin + pad_end);
+    fail(op, "dilated kernel ", axis_name, " ", window, " exceeds padded input ", axis_name, " ", padded);
   return span / stride + 1;
 }
 
 int64_t pool_out_dim(const std::string& op, const char* axis_name, int64_t in, int64_t kernel,
                      int64_t stride, int64_t pad_begin, int64_t pad_end, int64_t dilation, bool ceil_mode) {
-  int64_t span = in + pad_begin + pad_end - dilation * (kernel - 1) - 1;
+  int64_t padded = checked_add(op, checked_add(op, in, pad_begin), pad_end);
+  int64_t window = checked_add(op, checked_mul(op, dilation, kernel - 1), 1);
+  int64_t span = padded - window;
   if (span < 0)
-    fail(op, "dilated kernel ", axis_name, " ", dilation * (kernel - 1) + 1, " exceeds padded input ", axis_name,
-         " ", in + pad_begin + pad_end);
+    fail(op, "dilated kernel ", axis_name, " ", window, " exceeds padded input ", axis_name, " ", padded);
   if (!ceil_mode) return span / stride + 1;
-  int64_t out = (span + stride - 1) / stride + 1;
+  int64_t out = span / stride + (span % stride != 0) + 1;
   // A window that would start entirely in the end padding is dropped.
-  if ((out - 1) * stride >= in + pad_begin) --out;
+  if (checked_mul(op, out - 1, stride) >= in + pad_begin) --out;
   return out;
 }
 

@@ -63,6 +63,11 @@ void check_len(const std::string& op, const char* attr, const std::vector<int64_
 void check_all_positive(const std::string& op, const char* attr, const std::vector<int64_t>& v);
 void check_all_non_negative(const std::string& op, const char* attr, const std::vector<int64_t>& v);
 
+// Shape arithmetic on attribute values a model controls: throws instead of overflowing.
+int64_t checked_add(const std::string& op, int64_t a, int64_t b);
+int64_t checked_mul(const std::string& op, int64_t a, int64_t b);
+int64_t checked_numel(const std::string& op, const Shape& s);
+
 // Numpy (multidirectional) broadcasting; `a_what`/`b_what` name the operands in the error.
 Shape broadcast_shapes(const std::string& op, const Shape& a, const char* a_what, const Shape& b,
                        const char* b_what);

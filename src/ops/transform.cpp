@@ -14,9 +14,10 @@ Type reshape(const std::string& op, const TypeList& args, const ir::Attrs& attrs
   const auto& a = attrs_as<ReshapeAttrs>(op, attrs);
   const auto& x = tensor_arg(op, args, 0, "data");
   check_all_non_negative(op, "newshape", a.newshape);
-  if (shape_numel(a.newshape) != shape_numel(x.shape))
-    fail(op, "newshape ", list_str(a.newshape), " has ", shape_numel(a.newshape), " elements, data of shape ",
-         shape_str(x.shape), " has ", shape_numel(x.shape));
+  int64_t want = checked_numel(op, a.newshape), have = checked_numel(op, x.shape);
+  if (want != have)
+    fail(op, "newshape ", list_str(a.newshape), " has ", want, " elements, data of shape ", shape_str(x.shape),
+         " has ", have);
   return ir::tensor_type(a.newshape, x.dtype);
 }
 
@@ -53,7 +54,7 @@ Type concat(const std::string& op, const TypeList& args, const ir::Attrs& attrs)
     if (!ok)
       fail(op, "input ", i, " of shape ", shape_str(t.shape), " does not match input 0 of shape ",
            shape_str(first.shape), " except on axis ", axis);
-    out[axis] += t.shape[axis];
+    out[axis] = checked_add(op, out[axis], t.shape[axis]);
   }
   return ir::tensor_type(std::move(out), first.dtype);
 }
@@ -66,7 +67,7 @@ Type split(const std::string& op, const TypeList& args, const ir::Attrs& attrs) 
   check_all_non_negative(op, "sizes", a.sizes);
   auto axis = static_cast<size_t>(a.axis);
   int64_t sum = 0;
-  for (int64_t s : a.sizes) sum += s;
+  for (int64_t s : a.sizes) sum = checked_add(op, sum, s);
   if (sum != x.shape[axis])
     fail(op, "sizes ", list_str(a.sizes), " sum to ", sum, ", axis ", axis, " of data has extent ", x.shape[axis]);
   std::vector<Type> fields;
@@ -91,8 +92,11 @@ Type strided_slice(const std::string& op, const TypeList& args, const ir::Attrs&
     if (s == 0) fail(op, "strides ", list_str(a.strides), " has a zero step on axis ", i);
     if (b < 0 || b > d) fail(op, "begin ", list_str(a.begin), " out of [0, ", d, "] on axis ", i);
     if (e < -1 || e > d) fail(op, "end ", list_str(a.end), " out of [-1, ", d, "] on axis ", i);
-    int64_t n = s > 0 ? (e - b + s - 1) / s : (b - e + (-s) - 1) / (-s);
-    n = std::max<int64_t>(n, 0);
+    // count = max(0, ceil((end - begin) / step)); |end - begin| <= dim + 1, so only the step can be
+    // extreme (-INT64_MIN overflows), hence the unsigned magnitude.
+    int64_t dist = s > 0 ? e - b : b - e;
+    uint64_t mag = s > 0 ? static_cast<uint64_t>(s) : 0 - static_cast<uint64_t>(s);
+    int64_t n = dist <= 0 ? 0 : static_cast<int64_t>((static_cast<uint64_t>(dist) - 1) / mag + 1);
     // A backward slice reads x[begin] first, so begin must be a valid index.
     if (s < 0 && n > 0 && b >= d)
       fail(op, "begin ", list_str(a.begin), " must be < ", d, " on axis ", i, " for a negative step");
@@ -162,7 +166,7 @@ Type tile(const std::string& op, const TypeList& args, const ir::Attrs& attrs) {
   check_len(op, "reps", a.reps, x.shape.size());
   check_all_non_negative(op, "reps", a.reps);
   Shape out = x.shape;
-  for (size_t i = 0; i < out.size(); ++i) out[i] *= a.reps[i];
+  for (size_t i = 0; i < out.size(); ++i) out[i] = checked_mul(op, out[i], a.reps[i]);
   return ir::tensor_type(std::move(out), x.dtype);
 }
 

@@ -2,6 +2,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdint>
+
 #include "ir/expr.h"
 #include "ops/attrs.h"
 #include "ops/op.h"
@@ -386,6 +388,25 @@ TEST(OpsRelations, Reductions) {
   expect_tensor(t->fields[1], {3, 2}, DType::i64);
   k.k = 6;
   EXPECT_THAT(error_of(OpCode::TopK, {T({3, 5})}, k), HasSubstr("topk: k=6 must be in [0, 5] (extent of axis 1)"));
+}
+
+TEST(OpsRelations, ExtremeAttributeValuesAreErrorsNotOverflows) {
+  ReshapeAttrs r;
+  r.newshape = {INT64_MAX, 4};
+  EXPECT_THAT(error_of(OpCode::Reshape, {T({2, 3})}, r), HasSubstr("reshape: size arithmetic overflows int64"));
+  Conv2dAttrs c;
+  c.padding = {INT64_MAX, 0, 1, 0};
+  EXPECT_THAT(error_of(OpCode::Conv2d, {T({1, 3, 8, 8}), T({4, 3, 3, 3})}, c),
+              HasSubstr("nn.conv2d: size arithmetic overflows int64"));
+  StridedSliceAttrs s;
+  s.begin = {9};
+  s.end = {-1};
+  s.strides = {INT64_MIN};
+  expect_tensor(infer(OpCode::StridedSlice, {T({10})}, s), {1});
+  s.strides = {INT64_MAX};
+  s.begin = {0};
+  s.end = {10};
+  expect_tensor(infer(OpCode::StridedSlice, {T({10})}, s), {1});
 }
 
 TEST(OpsRelations, WrongAttrsStructIsAnError) {
