@@ -3,6 +3,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "ir/attrs.h"
@@ -94,9 +95,12 @@ Expr constant(Tensor value);
 Expr global_var(std::string name, Type func_type);
 Expr call(ops::OpCode op, std::vector<Expr> args, AttrsPtr attrs = nullptr);
 // Convenience: call with a typed attribute struct.
+// (Constrained and converted explicitly: otherwise the shared_ptr argument would select this
+// template again and recurse through ever-deeper instantiations.)
 template <typename A>
+  requires std::is_base_of_v<Attrs, A>
 Expr call(ops::OpCode op, std::vector<Expr> args, A attrs) {
-  return call(op, std::move(args), std::make_shared<const A>(std::move(attrs)));
+  return call(op, std::move(args), AttrsPtr(std::make_shared<const A>(std::move(attrs))));
 }
 Expr call_function(Expr callee, std::vector<Expr> args);
 Expr tuple(std::vector<Expr> fields);
