@@ -1,0 +1,169 @@
+// Reference kernels of image-layout ops: depth_to_space, space_to_depth and resize2d (nearest,
+// linear, cubic with the ONNX coordinate transformation modes).
+#include <cmath>
+
+#include "backends/reference/kernels_util.h"
+
+namespace sy::reference::detail {
+
+Tensor depth_to_space(const ops::DepthToSpaceAttrs& a, const Tensor& x, const ir::Type& out_type) {
+  Tensor out = make_output(out_type);
+  SY_CHECK(x.ndim() == 4) << "nn.depth_to_space: expects NCHW data";
+  const int64_t b = a.blocksize;
+  const int64_t N = x.shape()[0], C = x.shape()[1], H = x.shape()[2], W = x.shape()[3];
+  if (b < 1 || C % (b * b) != 0)
+    throw Error("nn.depth_to_space: " + std::to_string(C) + " channels are not divisible by blocksize^2 = " +
+                std::to_string(b * b));
+  const int64_t Cout = C / (b * b);
+  Shape view;
+  std::vector<int64_t> perm;
+  if (a.mode == "DCR") {
+    view = {N, b, b, Cout, H, W};
+    perm = {0, 3, 4, 1, 5, 2};
+  } else if (a.mode == "CRD") {
+    view = {N, Cout, b, b, H, W};
+    perm = {0, 1, 4, 2, 5, 3};
+  } else {
+    throw Error("nn.depth_to_space: unknown mode '" + a.mode + "' (expected DCR or CRD)");
+  }
+  Tensor t = transpose_tensor(x.reshaped(view), perm);
+  SY_CHECK(t.numel() == out.numel()) << "nn.depth_to_space: output shape mismatch";
+  return t.reshaped(out.shape());
+}
+
+Tensor space_to_depth(const ops::BlockSizeAttrs& a, const Tensor& x, const ir::Type& out_type) {
+  Tensor out = make_output(out_type);
+  SY_CHECK(x.ndim() == 4) << "nn.space_to_depth: expects NCHW data";
+  const int64_t b = a.blocksize;
+  const int64_t N = x.shape()[0], C = x.shape()[1], H = x.shape()[2], W = x.shape()[3];
+  if (b < 1 || H % b != 0 || W % b != 0)
+    throw Error("nn.space_to_depth: spatial size " + std::to_string(H) + "x" + std::to_string(W) +
+                " is not divisible by blocksize " + std::to_string(b));
+  Tensor t = transpose_tensor(x.reshaped({N, C, H / b, b, W / b, b}), {0, 3, 5, 1, 2, 4});
+  SY_CHECK(t.numel() == out.numel()) << "nn.space_to_depth: output shape mismatch";
+  return t.reshaped(out.shape());
+}
+
+namespace {
+
+// Interpolation taps of one output position along one axis: source indices and weights.
+struct Taps {
+  int n = 0;
+  int64_t idx[4]{};
+  double w[4]{};
+};
+
+double source_coordinate(int64_t xo, int64_t in_len, int64_t out_len, const std::string& mode) {
+  const double x = static_cast<double>(xo);
+  const double scale = static_cast<double>(out_len) / static_cast<double>(in_len);
+  if (mode == "half_pixel") return (x + 0.5) / scale - 0.5;
+  if (mode == "pytorch_half_pixel") return out_len > 1 ? (x + 0.5) / scale - 0.5 : 0.0;
+  if (mode == "align_corners")
+    return out_len == 1 ? 0.0 : x * static_cast<double>(in_len - 1) / static_cast<double>(out_len - 1);
+  if (mode == "asymmetric") return x / scale;
+  if (mode == "tf_half_pixel_for_nearest") return (x + 0.5) / scale;
+  throw Error("image.resize2d: unsupported coordinate_transformation_mode '" + mode + "'");
+}
+
+std::vector<Taps> axis_taps(const ops::Resize2dAttrs& a, int64_t in_len, int64_t out_len) {
+  std::vector<Taps> taps(static_cast<size_t>(out_len));
+  auto clamp = [&](int64_t i) { return std::min(std::max<int64_t>(i, 0), in_len - 1); };
+  for (int64_t o = 0; o < out_len; ++o) {
+    const double x = source_coordinate(o, in_len, out_len, a.coordinate_transformation_mode);
+    const double fl = std::floor(x);
+    const double r = x - fl;
+    const auto i0 = static_cast<int64_t>(fl);
+    Taps& t = taps[static_cast<size_t>(o)];
+    if (a.mode == "nearest") {
+      int64_t i = i0;
+      if (r != 0.0) {
+        const std::string& nm = a.nearest_mode;
+        if (nm == "round_prefer_floor") i = r <= 0.5 ? i0 : i0 + 1;
+        else if (nm == "round_prefer_ceil") i = r < 0.5 ? i0 : i0 + 1;
+        else if (nm == "floor") i = i0;
+        else if (nm == "ceil") i = i0 + 1;
+        else throw Error("image.resize2d: unknown nearest_mode '" + nm + "'");
+      }
+      t.n = 1;
+      t.idx[0] = clamp(i);
+      t.w[0] = 1.0;
+    } else if (a.mode == "linear") {
+      t.n = 2;
+      t.idx[0] = clamp(i0);
+      t.idx[1] = clamp(i0 + 1);
+      t.w[0] = 1.0 - r;
+      t.w[1] = r;
+    } else if (a.mode == "cubic") {
+      // Keys' cubic convolution with coefficient A, as ONNX; out-of-range taps repeat the edge.
+      const double A = a.cubic_coeff_a;
+      const double s = 1.0 - r;
+      t.n = 4;
+      t.w[0] = ((A * (r + 1) - 5 * A) * (r + 1) + 8 * A) * (r + 1) - 4 * A;
+      t.w[1] = ((A + 2) * r - (A + 3)) * r * r + 1;
+      t.w[2] = ((A + 2) * s - (A + 3)) * s * s + 1;
+      t.w[3] = ((A * (s + 1) - 5 * A) * (s + 1) + 8 * A) * (s + 1) - 4 * A;
+      for (int k = 0; k < 4; ++k) t.idx[k] = clamp(i0 - 1 + k);
+    } else {
+      throw Error("image.resize2d: unknown mode '" + a.mode + "' (expected nearest, linear or cubic)");
+    }
+  }
+  return taps;
+}
+
+}  // namespace
+
+Tensor resize2d(const ops::Resize2dAttrs& a, const Tensor& x, const ir::Type& out_type) {
+  Tensor out = make_output(out_type);
+  SY_CHECK(x.ndim() >= 2 && out.ndim() == x.ndim()) << "image.resize2d: expects data of rank >= 2";
+  const size_t r = x.shape().size();
+  const int64_t H = x.shape()[r - 2], W = x.shape()[r - 1];
+  const int64_t OH = out.shape()[r - 2], OW = out.shape()[r - 1];
+  const int64_t planes = dims_product(x.shape(), 0, r - 2);
+  SY_CHECK(planes == dims_product(out.shape(), 0, r - 2)) << "image.resize2d: leading axes must not change";
+  if (out.numel() == 0) return out;
+  if (H == 0 || W == 0) throw Error("image.resize2d: cannot resize an empty image " + shape_str(x.shape()));
+  std::vector<Taps> th = axis_taps(a, H, OH), tw = axis_taps(a, W, OW);
+  if (a.mode == "nearest") {
+    dispatch_bytes(dtype_size(x.dtype()), [&](auto tag) {
+      using U = decltype(tag);
+      const U* src = ptr<U>(x);
+      U* dst = ptr<U>(out);
+#pragma omp parallel for if (out.numel() > kParallelGrain)
+      for (int64_t p = 0; p < planes; ++p)
+        for (int64_t oh = 0; oh < OH; ++oh)
+          for (int64_t ow = 0; ow < OW; ++ow)
+            dst[(p * OH + oh) * OW + ow] =
+                src[(p * H + th[static_cast<size_t>(oh)].idx[0]) * W + tw[static_cast<size_t>(ow)].idx[0]];
+    });
+    return out;
+  }
+  if (x.dtype() != DType::f32 && x.dtype() != DType::f64)
+    throw Error("image.resize2d: " + a.mode + " mode needs float data, got " + std::string(dtype_name(x.dtype())));
+  dispatch_dtype(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_floating_point_v<T>) {
+      const T* src = ptr<T>(x);
+      T* dst = ptr<T>(out);
+#pragma omp parallel for if (out.numel() > kParallelGrain)
+      for (int64_t p = 0; p < planes; ++p) {
+        const T* plane = src + p * H * W;
+        for (int64_t oh = 0; oh < OH; ++oh) {
+          const Taps& h = th[static_cast<size_t>(oh)];
+          for (int64_t ow = 0; ow < OW; ++ow) {
+            const Taps& w = tw[static_cast<size_t>(ow)];
+            double acc = 0.0;
+            for (int i = 0; i < h.n; ++i) {
+              double row = 0.0;
+              for (int j = 0; j < w.n; ++j) row += w.w[j] * static_cast<double>(plane[h.idx[i] * W + w.idx[j]]);
+              acc += h.w[i] * row;
+            }
+            dst[(p * OH + oh) * OW + ow] = static_cast<T>(acc);
+          }
+        }
+      }
+    }
+  });
+  return out;
+}
+
+}  // namespace sy::reference::detail
