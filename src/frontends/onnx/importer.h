@@ -14,6 +14,9 @@ struct ImportOptions {
   std::map<std::string, Shape> input_shapes;
   // Files larger than this are refused with a clear error (protobuf's own limit is 2 GiB).
   size_t max_model_bytes = size_t{2000} << 20;
+  // Binds graph inputs to fixed values: they become Constant nodes instead of parameters (as
+  // "freezing" does elsewhere), e.g. to make inputs that feed shape arguments static.
+  std::map<std::string, Tensor> input_values;
 };
 
 // Parses and converts. Weights become Constant nodes; external data files are read relative

@@ -1,0 +1,34 @@
+// The table of ONNX op converters, keyed by op type and the opset version a form appeared in.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "frontends/onnx/node_context.h"
+
+namespace sy::onnx {
+
+// Converts one node; returns one value per node output (nullptr for an unused optional output
+// the converter does not produce).
+using ConverterFn = std::vector<ir::Expr> (*)(NodeContext&);
+
+class ConverterTable {
+ public:
+  // Registers the converter for op_type from opset `since` on (until a later registration).
+  void add(const std::string& op_type, int since, ConverterFn fn);
+  // The converter for op_type in the given opset, or nullptr.
+  ConverterFn find(const std::string& op_type, int64_t opset) const;
+
+ private:
+  std::map<std::string, std::map<int, ConverterFn>> table_;
+};
+
+// Built on first use from the family registration functions below.
+const ConverterTable& converter_table();
+
+void register_elementwise_converters(ConverterTable& t);
+void register_nn_converters(ConverterTable& t);
+void register_transform_converters(ConverterTable& t);
+void register_reduce_converters(ConverterTable& t);
+
+}  // namespace sy::onnx

@@ -1,0 +1,303 @@
+// ONNX importer: parses a ModelProto (with a size limit) and converts its graph node by node.
+#include "frontends/onnx/importer.h"
+
+#include <google/protobuf/io/coded_stream.h>
+
+#include <climits>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <unordered_map>
+
+#include "frontends/onnx/converters.h"
+#include "frontends/onnx/tensor_proto.h"
+#include "onnx/onnx.pb.h"
+
+namespace sy::onnx {
+
+namespace {
+
+// Opsets 1-6 are accepted for the ops whose form did not change at opset 7 (the converter table
+// registers the changed ones from 7 on, so older forms are reported as unsupported).
+constexpr int64_t kMinOpset = 1;
+constexpr int64_t kMaxOpset = 18;
+
+std::string node_label(const ::onnx::NodeProto& n, int index) {
+  std::string op = n.domain().empty() || n.domain() == "ai.onnx" ? n.op_type() : n.domain() + "." + n.op_type();
+  if (!n.name().empty()) return op + " node '" + n.name() + "'";
+  return op + " node #" + std::to_string(index);
+}
+
+std::string node_ref(const ::onnx::NodeProto& n, int index) {
+  std::string s = n.name().empty() ? "#" : "'";  // appended, not prepended: avoids a GCC 12 -Wrestrict false positive
+  s += n.name().empty() ? std::to_string(index) : n.name() + "'";
+  return s;
+}
+
+bool is_default_domain(const std::string& d) { return d.empty() || d == "ai.onnx"; }
+
+// The default-domain opset; a model of only custom-domain ops may import none (-1 then).
+int64_t default_opset(const ::onnx::ModelProto& model) {
+  int64_t opset = -1;
+  for (const auto& o : model.opset_import())
+    if (is_default_domain(o.domain())) opset = o.version();
+  if (opset < 0) return -1;
+  if (opset < kMinOpset || opset > kMaxOpset)
+    throw Error("unsupported opset " + std::to_string(opset) + " (Switchyard imports opsets " +
+                std::to_string(kMinOpset) + " to " + std::to_string(kMaxOpset) + ")");
+  return opset;
+}
+
+// Every node whose op has no converter in this opset, reported together.
+void check_all_ops_supported(const ::onnx::GraphProto& g, int64_t opset) {
+  const ConverterTable& table = converter_table();
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<std::string>> nodes;
+  for (int i = 0; i < g.node_size(); ++i) {
+    const auto& n = g.node(i);
+    bool ok = is_default_domain(n.domain()) && table.find(n.op_type(), opset) != nullptr;
+    if (ok) continue;
+    std::string op = is_default_domain(n.domain()) ? n.op_type() : n.domain() + "." + n.op_type();
+    if (op.empty()) op = "<empty op type>";
+    if (!nodes.count(op)) order.push_back(op);
+    nodes[op].push_back(node_ref(n, i));
+  }
+  if (order.empty()) {
+    if (opset < 0 && g.node_size() > 0)
+      throw Error("not a valid ONNX model: it uses ONNX ops but imports no opset of the default ONNX domain");
+    return;
+  }
+  std::ostringstream os;
+  os << "unsupported ONNX ops: ";
+  for (size_t k = 0; k < order.size(); ++k) {
+    const auto& refs = nodes[order[k]];
+    os << (k ? ", " : "") << order[k] << " (" << refs.size() << (refs.size() == 1 ? " node: " : " nodes: ");
+    constexpr size_t kShow = 5;
+    for (size_t j = 0; j < refs.size() && j < kShow; ++j) os << (j ? ", " : "") << refs[j];
+    if (refs.size() > kShow) os << ", ...";
+    os << ")";
+  }
+  if (opset >= 0) os << " (opset " << opset << ")";
+  throw Error(os.str());
+}
+
+// The static type of a graph input, specialised by the user's --input-shape.
+ir::Type input_type(const ::onnx::ValueInfoProto& vi, const ImportOptions& opts) {
+  const std::string& name = vi.name();
+  if (!vi.has_type() || !vi.type().has_tensor_type()) {
+    if (!vi.has_type()) throw Error("graph input '" + name + "' has no type");
+    std::string kind = vi.type().has_sequence_type() ? "sequence"
+                       : vi.type().has_map_type() ? "map"
+                       : vi.type().has_optional_type() ? "optional"
+                       : vi.type().has_sparse_tensor_type() ? "sparse tensor" : "non-tensor";
+    throw Error("graph input '" + name + "' has unsupported type " + kind + " (only dense tensors are supported)");
+  }
+  const auto& tt = vi.type().tensor_type();
+  auto dt = dtype_from_onnx(tt.elem_type());
+  if (!dt) throw Error("graph input '" + name + "' has unsupported dtype " + onnx_dtype_name(tt.elem_type()));
+  auto given = opts.input_shapes.find(name);
+  if (given != opts.input_shapes.end()) {
+    for (int64_t d : given->second)
+      if (d < 0) throw Error("--input-shape for '" + name + "' has a negative dimension");
+    return ir::tensor_type(given->second, *dt);
+  }
+  std::string hint = "; pass --input-shape " + name + "=1,3,224,224 (its full static shape)";
+  if (!tt.has_shape()) throw Error("graph input '" + name + "' has no shape" + hint);
+  Shape shape;
+  for (int i = 0; i < tt.shape().dim_size(); ++i) {
+    const auto& d = tt.shape().dim(i);
+    if (d.has_dim_value() && d.dim_value() > 0) {
+      shape.push_back(d.dim_value());
+      continue;
+    }
+    std::string what = d.has_dim_param() && !d.dim_param().empty() ? "symbolic dimension '" + d.dim_param() + "'"
+                       : d.has_dim_value()                         ? "dimension " + std::to_string(d.dim_value())
+                                                                   : "unknown dimension";
+    throw Error("graph input '" + name + "' has " + what + " at axis " + std::to_string(i) + hint);
+  }
+  return ir::tensor_type(shape, *dt);
+}
+
+class GraphImporter {
+ public:
+  GraphImporter(const ::onnx::ModelProto& model, std::string model_dir, const ImportOptions& opts)
+      : model_(model), g_(model.graph()), model_dir_(std::move(model_dir)), opts_(opts) {}
+
+  ir::Module run() {
+    int64_t opset = default_opset(model_);
+    if (g_.output_size() == 0) throw Error("not a valid ONNX model: the graph has no outputs");
+    check_all_ops_supported(g_, opset);
+    add_initializers();
+    std::vector<ir::Expr> params = add_inputs();
+    count_uses();
+    for (int i = 0; i < g_.node_size(); ++i) convert_node(g_.node(i), i, opset);
+
+    ir::Module m;
+    std::vector<ir::Expr> outs;
+    for (const auto& o : g_.output()) {
+      auto it = env_.find(o.name());
+      if (it == env_.end()) throw Error("graph output '" + o.name() + "' is not produced by any node, input or initializer");
+      if (!ir::is_tensor(it->second->type)) throw Error("graph output '" + o.name() + "' is not a tensor");
+      outs.push_back(it->second);
+      m.output_names.push_back(o.name());
+    }
+    ir::Expr body = outs.size() == 1 ? outs[0] : ir::tuple(outs);
+    m.functions["main"] = ir::function(std::move(params), std::move(body));
+    return m;
+  }
+
+ private:
+  void add_initializers() {
+    for (const auto& init : g_.initializer()) {
+      const std::string& name = init.name();
+      if (name.empty()) throw Error("not a valid ONNX model: an initializer has no name");
+      if (env_.count(name)) throw Error("not a valid ONNX model: initializer '" + name + "' is defined twice");
+      env_[name] = ir::constant(tensor_from_proto(init, model_dir_, "initializer '" + name + "'"));
+    }
+    if (g_.sparse_initializer_size() > 0)
+      throw Error("sparse initializer '" + g_.sparse_initializer(0).values().name() + "' is unsupported");
+  }
+
+  std::vector<ir::Expr> add_inputs() {
+    std::vector<ir::Expr> params;
+    std::set<std::string> names;
+    for (const auto& vi : g_.input()) {
+      const std::string& name = vi.name();
+      if (name.empty()) throw Error("not a valid ONNX model: a graph input has no name");
+      if (!names.insert(name).second) throw Error("not a valid ONNX model: graph input '" + name + "' is listed twice");
+      if (env_.count(name)) continue;  // an initializer: a constant, not a parameter
+      auto bound = opts_.input_values.find(name);
+      if (bound != opts_.input_values.end()) {
+        if (vi.has_type() && vi.type().has_tensor_type()) {
+          auto dt = dtype_from_onnx(vi.type().tensor_type().elem_type());
+          if (dt && *dt != bound->second.dtype())
+            throw Error("value bound to graph input '" + name + "' is " + std::string(dtype_name(bound->second.dtype())) +
+                        ", the input is " + std::string(dtype_name(*dt)));
+        }
+        env_[name] = ir::constant(bound->second);
+        continue;
+      }
+      ir::Expr v = ir::var(name, input_type(vi, opts_));
+      env_[name] = v;
+      params.push_back(v);
+    }
+    for (const auto& [name, shape] : opts_.input_shapes)
+      if (!names.count(name)) throw Error("--input-shape given for '" + name + "', which is not a graph input" + input_list());
+    for (const auto& [name, value] : opts_.input_values)
+      if (!names.count(name)) throw Error("a value is bound to '" + name + "', which is not a graph input" + input_list());
+    return params;
+  }
+
+  std::string input_list() const {
+    std::string s;
+    for (const auto& vi : g_.input())
+      if (!env_.count(vi.name()) || env_.at(vi.name())->kind == ir::ExprKind::Var) s += (s.empty() ? "" : ", ") + vi.name();
+    return " (graph inputs: " + (s.empty() ? std::string("none") : s) + ")";
+  }
+
+  void count_uses() {
+    for (const auto& n : g_.node())
+      for (const auto& in : n.input()) used_.insert(in);
+    for (const auto& o : g_.output()) used_.insert(o.name());
+  }
+
+  void convert_node(const ::onnx::NodeProto& n, int index, int64_t opset) {
+    std::string label = node_label(n, index);
+    std::vector<ir::Expr> inputs;
+    for (int k = 0; k < n.input_size(); ++k) {
+      const std::string& in = n.input(k);
+      if (in.empty()) {
+        inputs.push_back(nullptr);
+        continue;
+      }
+      auto it = env_.find(in);
+      if (it == env_.end())
+        throw Error(label + ": input " + std::to_string(k) + " refers to unknown tensor '" + in +
+                    "' (not a graph input, initializer or output of an earlier node)");
+      inputs.push_back(it->second);
+    }
+    ConverterFn fn = converter_table().find(n.op_type(), opset);
+    SY_CHECK(fn) << "op support was checked before conversion";
+    auto used = [&n, this](size_t i) {
+      return i < static_cast<size_t>(n.output_size()) && !n.output(static_cast<int>(i)).empty() &&
+             used_.count(n.output(static_cast<int>(i))) != 0;
+    };
+    NodeContext ctx(n, opset, label, std::move(inputs), used, model_dir_);
+    std::vector<ir::Expr> outs;
+    try {
+      outs = fn(ctx);
+    } catch (const Error& e) {
+      std::string msg = e.what();
+      if (msg.rfind(label, 0) == 0) throw;
+      throw Error(label + ": " + msg);
+    }
+    for (int k = 0; k < n.output_size(); ++k) {
+      const std::string& name = n.output(k);
+      if (name.empty()) continue;
+      ir::Expr v = static_cast<size_t>(k) < outs.size() ? outs[static_cast<size_t>(k)] : nullptr;
+      if (!v) {
+        if (used(static_cast<size_t>(k)))
+          throw Error(label + ": output " + std::to_string(k) + " ('" + name + "') is unsupported");
+        continue;
+      }
+      env_[name] = v;  // SSA is required by ONNX; a redefinition simply shadows
+    }
+  }
+
+  const ::onnx::ModelProto& model_;
+  const ::onnx::GraphProto& g_;
+  std::string model_dir_;
+  const ImportOptions& opts_;
+  std::unordered_map<std::string, ir::Expr> env_;
+  std::set<std::string> used_;
+};
+
+ir::Module import_model(const std::string& bytes, const std::string& model_dir, const ImportOptions& opts) {
+  if (bytes.size() > opts.max_model_bytes)
+    throw Error("model is " + std::to_string(bytes.size()) + " bytes, over the limit of " +
+                std::to_string(opts.max_model_bytes) + " bytes");
+  if (bytes.empty()) throw Error("not a valid ONNX model: the file is empty");
+  if (bytes.size() > static_cast<size_t>(INT_MAX))
+    throw Error("model is " + std::to_string(bytes.size()) + " bytes; protobuf cannot parse more than 2 GiB "
+                "(store the weights as external data)");
+  ::onnx::ModelProto model;
+  google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(bytes.data()), static_cast<int>(bytes.size()));
+  in.SetTotalBytesLimit(static_cast<int>(std::min(opts.max_model_bytes, static_cast<size_t>(INT_MAX))));
+  if (!model.ParseFromCodedStream(&in) || !in.ConsumedEntireMessage())
+    throw Error("not a valid ONNX model: protobuf parse failed (truncated or corrupted file?)");
+  if (!model.has_graph()) throw Error("not a valid ONNX model: no graph");
+  return GraphImporter(model, model_dir, opts).run();
+}
+
+}  // namespace
+
+Result<ir::Module> import_bytes(const std::string& bytes, const std::string& model_dir, const ImportOptions& opts) {
+  return catch_errors([&] { return import_model(bytes, model_dir, opts); });
+}
+
+Result<ir::Module> import_file(const std::string& path, const ImportOptions& opts) {
+  return catch_errors([&]() -> ir::Module {
+    try {
+      std::error_code ec;
+      if (!std::filesystem::is_regular_file(path, ec)) throw Error("cannot open model file: no such file");
+      auto size = std::filesystem::file_size(path, ec);
+      if (ec) throw Error("cannot read model file: " + ec.message());
+      if (size > opts.max_model_bytes)
+        throw Error("model file is " + std::to_string(size) + " bytes, over the limit of " +
+                    std::to_string(opts.max_model_bytes) + " bytes");
+      std::ifstream f(path, std::ios::binary);
+      if (!f) throw Error("cannot open model file");
+      std::string bytes(size, '\0');
+      f.read(bytes.data(), static_cast<std::streamsize>(size));
+      if (static_cast<size_t>(f.gcount()) != size) throw Error("cannot read model file: short read");
+      std::string dir = std::filesystem::path(path).parent_path().string();
+      if (dir.empty()) dir = ".";
+      return import_model(bytes, dir, opts);
+    } catch (const Error& e) {
+      throw Error(path + ": " + e.what());
+    }
+  });
+}
+
+}  // namespace sy::onnx

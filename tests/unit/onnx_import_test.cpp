@@ -1,0 +1,534 @@
+// ONNX importer: opset forms, constant folding of shape subgraphs, weights, symbolic dims,
+// external data and the errors for bad or unsupported models.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "backends/reference/executor.h"
+#include "frontends/onnx/importer.h"
+#include "ir/visitor.h"
+#include "onnx/onnx.pb.h"
+#include "ops/attrs.h"
+#include "passes/fold_constants.h"
+
+using namespace sy;
+
+namespace {
+
+// Builds small ONNX models in tests.
+class Model {
+ public:
+  explicit Model(int64_t opset = 13) {
+    m_.set_ir_version(8);
+    auto* o = m_.add_opset_import();
+    o->set_domain("");
+    o->set_version(opset);
+    g_ = m_.mutable_graph();
+    g_->set_name("test");
+  }
+  // dims: positive = static, 0 = unknown, -1 = symbolic "batch"
+  Model& input(const std::string& name, std::vector<int64_t> dims, int elem = ::onnx::TensorProto::FLOAT) {
+    auto* vi = g_->add_input();
+    vi->set_name(name);
+    auto* tt = vi->mutable_type()->mutable_tensor_type();
+    tt->set_elem_type(elem);
+    auto* sh = tt->mutable_shape();
+    for (int64_t d : dims) {
+      auto* dim = sh->add_dim();
+      if (d > 0) dim->set_dim_value(d);
+      else if (d < 0) dim->set_dim_param("batch");
+    }
+    return *this;
+  }
+  Model& output(const std::string& name) {
+    g_->add_output()->set_name(name);
+    return *this;
+  }
+  ::onnx::NodeProto& node(const std::string& op, std::vector<std::string> ins, std::vector<std::string> outs,
+                          const std::string& name = "") {
+    auto* n = g_->add_node();
+    n->set_op_type(op);
+    n->set_name(name);
+    for (auto& i : ins) n->add_input(i);
+    for (auto& o : outs) n->add_output(o);
+    return *n;
+  }
+  ::onnx::TensorProto& init_f(const std::string& name, std::vector<int64_t> dims, std::vector<float> v) {
+    auto* t = g_->add_initializer();
+    t->set_name(name);
+    t->set_data_type(::onnx::TensorProto::FLOAT);
+    for (auto d : dims) t->add_dims(d);
+    for (auto x : v) t->add_float_data(x);
+    return *t;
+  }
+  ::onnx::TensorProto& init_i64(const std::string& name, std::vector<int64_t> dims, std::vector<int64_t> v) {
+    auto* t = g_->add_initializer();
+    t->set_name(name);
+    t->set_data_type(::onnx::TensorProto::INT64);
+    for (auto d : dims) t->add_dims(d);
+    for (auto x : v) t->add_int64_data(x);
+    return *t;
+  }
+  std::string bytes() const { return m_.SerializeAsString(); }
+  Result<ir::Module> import(const sy::onnx::ImportOptions& opts = {}, const std::string& dir = "") const {
+    return sy::onnx::import_bytes(bytes(), dir, opts);
+  }
+  ::onnx::ModelProto& proto() { return m_; }
+
+ private:
+  ::onnx::ModelProto m_;
+  ::onnx::GraphProto* g_;
+};
+
+void set_ints(::onnx::NodeProto& n, const std::string& name, std::vector<int64_t> v) {
+  auto* a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(::onnx::AttributeProto::INTS);
+  for (auto x : v) a->add_ints(x);
+}
+void set_int(::onnx::NodeProto& n, const std::string& name, int64_t v) {
+  auto* a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(::onnx::AttributeProto::INT);
+  a->set_i(v);
+}
+void set_float(::onnx::NodeProto& n, const std::string& name, float v) {
+  auto* a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(::onnx::AttributeProto::FLOAT);
+  a->set_f(v);
+}
+void set_string(::onnx::NodeProto& n, const std::string& name, const std::string& v) {
+  auto* a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(::onnx::AttributeProto::STRING);
+  a->set_s(v);
+}
+
+std::string error_of(const Result<ir::Module>& r) { return r.is_ok() ? "<ok>" : r.status().message(); }
+
+std::vector<const ir::CallNode*> op_calls(const ir::Module& m) {
+  std::vector<const ir::CallNode*> v;
+  for (const auto& e : ir::post_order(m.main().body))
+    if (auto* c = e->as<ir::CallNode>()) v.push_back(c);
+  return v;
+}
+
+Tensor run1(const ir::Module& m, std::vector<Tensor> inputs) {
+  auto r = reference::run_module(m, inputs);
+  EXPECT_TRUE(r.is_ok()) << r.status().message();
+  return r.is_ok() ? (*r)[0] : Tensor();
+}
+
+}  // namespace
+
+TEST(OnnxImport, ConvReluWithInitializerWeights) {
+  Model b;
+  b.input("x", {1, 1, 3, 3}).output("y");
+  b.init_f("w", {1, 1, 1, 1}, {2.0f});
+  set_ints(b.node("Conv", {"x", "w"}, {"c"}, "conv0"), "pads", {0, 0, 0, 0});
+  b.node("Relu", {"c"}, {"y"}, "relu0");
+  auto m = b.import();
+  ASSERT_TRUE(m.is_ok()) << m.status().message();
+  ASSERT_EQ(m->main().params.size(), 1u);
+  EXPECT_EQ(m->main().params[0]->as<ir::VarNode>()->name, "x");
+  EXPECT_EQ(m->output_names, std::vector<std::string>{"y"});
+  EXPECT_EQ(ir::shape_of(m->main().body), (Shape{1, 1, 3, 3}));
+  Tensor y = run1(*m, {Tensor::from_vector<float>({1, 1, 3, 3}, {-1, 2, -3, 4, -5, 6, -7, 8, -9})});
+  std::vector<float> want{0, 4, 0, 8, 0, 12, 0, 16, 0};
+  for (int i = 0; i < 9; ++i) EXPECT_FLOAT_EQ(y.data<float>()[i], want[static_cast<size_t>(i)]);
+}
+
+TEST(OnnxImport, ShapeSubgraphFoldsToConstantReshape) {
+  // y = Reshape(x, Concat(Unsqueeze(Gather(Shape(x), 0)), [-1]))  ->  reshape to (2, 12)
+  Model b(13);
+  b.input("x", {2, 3, 4}).output("y");
+  b.init_i64("zero", {}, {0});
+  b.init_i64("axes0", {1}, {0});
+  b.init_i64("minus1", {1}, {-1});
+  b.node("Shape", {"x"}, {"s"});
+  set_int(b.node("Gather", {"s", "zero"}, {"n"}), "axis", 0);
+  b.node("Unsqueeze", {"n", "axes0"}, {"n1"});
+  set_int(b.node("Concat", {"n1", "minus1"}, {"shape"}), "axis", 0);
+  b.node("Reshape", {"x", "shape"}, {"y"}, "r1");
+  auto m = b.import();
+  ASSERT_TRUE(m.is_ok()) << m.status().message();
+  auto calls = op_calls(*m);
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0]->op, ops::OpCode::Reshape);
+  EXPECT_EQ(calls[0]->attrs_as<ops::ReshapeAttrs>().newshape, (std::vector<int64_t>{2, 12}));
+}
+
+TEST(OnnxImport, DynamicShapeInputIsAClearError) {
+  Model b;
+  b.input("x", {2, 3}).input("shape", {2}, ::onnx::TensorProto::INT64).output("y");
+  b.node("Reshape", {"x", "shape"}, {"y"}, "r1");
+  EXPECT_EQ(error_of(b.import()), "Reshape node 'r1': input 'shape' is not a constant (dynamic shapes are not supported)");
+  // Binding the input to a value makes it static.
+  sy::onnx::ImportOptions opts;
+  opts.input_values["shape"] = Tensor::from_vector<int64_t>({2}, {3, 2});
+  auto m = b.import(opts);
+  ASSERT_TRUE(m.is_ok()) << m.status().message();
+  EXPECT_EQ(m->main().params.size(), 1u);
+  EXPECT_EQ(ir::shape_of(m->main().body), (Shape{3, 2}));
+}
+
+TEST(OnnxImport, AllUnsupportedOpsInOneError) {
+  Model b;
+  b.input("x", {1, 4}).output("y");
+  b.node("Relu", {"x"}, {"a"}, "relu0");
+  b.node("Foo", {"a"}, {"b"}, "n1");
+  b.node("Foo", {"b"}, {"c"}, "n2");
+  b.node("Bar", {"c"}, {"y"}, "n3");
+  EXPECT_EQ(error_of(b.import()),
+            "unsupported ONNX ops: Foo (2 nodes: 'n1', 'n2'), Bar (1 node: 'n3') (opset 13)");
+}
+
+TEST(OnnxImport, UnnamedNodesAreNamedByIndexAndCustomDomainsShown) {
+  Model b;
+  b.input("x", {1, 4}).output("y");
+  b.node("Relu", {"x"}, {"a"});
+  b.node("FusedThing", {"a"}, {"y"}).set_domain("com.example");
+  EXPECT_EQ(error_of(b.import()), "unsupported ONNX ops: com.example.FusedThing (1 node: #1) (opset 13)");
+}
+
+TEST(OnnxImport, SymbolicDimsNeedInputShape) {
+  Model b;
+  b.input("x", {-1, 4}).output("y");
+  b.node("Relu", {"x"}, {"y"});
+  std::string err = error_of(b.import());
+  EXPECT_NE(err.find("symbolic dimension 'batch'"), std::string::npos) << err;
+  EXPECT_NE(err.find("--input-shape x="), std::string::npos) << err;
+  sy::onnx::ImportOptions opts;
+  opts.input_shapes["x"] = {3, 4};
+  auto m = b.import(opts);
+  ASSERT_TRUE(m.is_ok()) << m.status().message();
+  EXPECT_EQ(ir::shape_of(m->main().body), (Shape{3, 4}));
+  opts.input_shapes["nope"] = {1};
+  EXPECT_NE(error_of(b.import(opts)).find("'nope', which is not a graph input"), std::string::npos);
+}
+
+TEST(OnnxImport, ZeroDimInputNeedsInputShape) {
+  Model b;
+  b.input("x", {0, 4}).output("y");
+  b.node("Relu", {"x"}, {"y"});
+  EXPECT_NE(error_of(b.import()).find("--input-shape"), std::string::npos);
+}
+
+TEST(OnnxImport, InitializerThatIsAlsoAnInputIsAConstantSharedByName) {
+  Model b;
+  b.input("x", {2}).input("w", {2}).output("y").output("z");
+  b.init_f("w", {2}, {1, 2});
+  b.node("Add", {"x", "w"}, {"y"});
+  b.node("Mul", {"x", "w"}, {"z"});
+  auto m = b.import();
+  ASSERT_TRUE(m.is_ok()) << m.status().message();
+  EXPECT_EQ(m->main().params.size(), 1u);
+  EXPECT_EQ(m->output_names, (std::vector<std::string>{"y", "z"}));
+  auto* t = m->main().body->as<ir::TupleNode>();
+  ASSERT_TRUE(t);
+  auto* add = t->fields[0]->as<ir::CallNode>();
+  auto* mul = t->fields[1]->as<ir::CallNode>();
+  ASSERT_TRUE(add && mul);
+  EXPECT_EQ(add->args[1].get(), mul->args[1].get());  // one weight node
+}
+
+TEST(OnnxImport, SoftmaxOldOpsetCoercesTo2D) {
+  // opset 11, axis=1 on (2, 2, 2): softmax over the last 4 elements of each batch row.
+  for (int64_t opset : {11, 13}) {
+    Model b(opset);
+    b.input("x", {2, 2, 2}).output("y");
+    set_int(b.node("Softmax", {"x"}, {"y"}), "axis", 1);
+    auto m = b.import();
+    ASSERT_TRUE(m.is_ok()) << m.status().message();
+    Tensor y = run1(*m, {Tensor::from_vector<float>({2, 2, 2}, {0, 1, 2, 3, 0, 0, 0, 0})});
+    const float* p = y.data<float>();
+    if (opset == 11) {
+      double z = 1 + std::exp(1.0) + std::exp(2.0) + std::exp(3.0);
+      EXPECT_NEAR(p[0], 1 / z, 1e-6);
+      EXPECT_NEAR(p[3], std::exp(3.0) / z, 1e-6);
+      EXPECT_NEAR(p[4], 0.25, 1e-6);
+    } else {  // softmax over axis 1 only: pairs (0,2) and (1,3)
+      EXPECT_NEAR(p[0], 1 / (1 + std::exp(2.0)), 1e-6);
+      EXPECT_NEAR(p[1], 1 / (1 + std::exp(2.0)), 1e-6);
+      EXPECT_NEAR(p[4], 0.5, 1e-6);
+    }
+  }
+}
+
+TEST(OnnxImport, GemmTransBAlphaBeta) {
+  Model b;
+  b.input("a", {1, 2}).output("y");
+  b.init_f("w", {3, 2}, {1, 0, 0, 1, 1, 1});
+  b.init_f("c", {3}, {1, 2, 3});
+  auto& n = b.node("Gemm", {"a", "w", "c"}, {"y"});
+  set_int(n, "transB", 1);
+  set_float(n, "alpha", 2.0f);
+  set_float(n, "beta", 0.5f);
+  auto m = b.import();
+  ASSERT_TRUE(m.is_ok()) << m.status().message();
+  Tensor y = run1(*m, {Tensor::from_vector<float>({1, 2}, {3, 4})});
+  // 2 * [3, 4, 7] + 0.5 * [1, 2, 3]
+  EXPECT_FLOAT_EQ(y.data<float>()[0], 6.5f);
+  EXPECT_FLOAT_EQ(y.data<float>()[1], 9.0f);
+  EXPECT_FLOAT_EQ(y.data<float>()[2], 15.5f);
+}
+
+TEST(OnnxImport, ConvAutoPadSameUpperResolvesToExplicitPadding) {
+  Model b;
+  b.input("x", {1, 1, 5, 5}).output("y");
+  b.init_f("w", {1, 1, 2, 2}, {1, 1, 1, 1});
+  auto& n = b.node("Conv", {"x", "w"}, {"y"});
+  set_string(n, "auto_pad", "SAME_UPPER");
+  set_ints(n, "strides", {2, 2});
+  auto m = b.import();
+  ASSERT_TRUE(m.is_ok()) << m.status().message();
+  auto calls = op_calls(*m);
+  ASSERT_EQ(calls.size(), 1u);
+  // out = ceil(5/2) = 3; total pad = (3-1)*2 + 2 - 5 = 1 -> begin 0, end 1
+  EXPECT_EQ(calls[0]->attrs_as<ops::Conv2dAttrs>().padding, (std::vector<int64_t>{0, 0, 1, 1}));
+  EXPECT_EQ(ir::shape_of(m->main().body), (Shape{1, 1, 3, 3}));
+}
+
+TEST(OnnxImport, OneDimConvIsLiftedTo2D) {
+  Model b;
+  b.input("x", {1, 1, 4}).output("y");
+  b.init_f("w", {1, 1, 2}, {1, -1});
+  b.node("Conv", {"x", "w"}, {"y"});
+  auto m = b.import();
+  ASSERT_TRUE(m.is_ok()) << m.status().message();
+  Tensor y = run1(*m, {Tensor::from_vector<float>({1, 1, 4}, {1, 3, 6, 10})});
+  EXPECT_EQ(y.shape(), (Shape{1, 1, 3}));
+  EXPECT_FLOAT_EQ(y.data<float>()[0], -2.0f);
+  EXPECT_FLOAT_EQ(y.data<float>()[2], -4.0f);
+}
+
+TEST(OnnxImport, ThreeDimConvIsUnsupported) {
+  Model b;
+  b.input("x", {1, 1, 2, 2, 2}).output("y");
+  b.init_f("w", {1, 1, 1, 1, 1}, {1});
+  b.node("Conv", {"x", "w"}, {"y"}, "c3");
+  EXPECT_EQ(error_of(b.import()), "Conv node 'c3': unsupported 3-D convolution (only 1-D and 2-D are supported)");
+}
+
+TEST(OnnxImport, OldOpsetAttributeForms) {
+  // Opset 9: Slice with attributes, Unsqueeze with attribute axes, Clip-6 attributes.
+  Model b(9);
+  b.input("x", {4, 3}).output("y");
+  auto& s = b.node("Slice", {"x"}, {"s"});
+  set_ints(s, "starts", {1});
+  set_ints(s, "ends", {1000});
+  set_ints(s, "axes", {0});
+  set_ints(b.node("Unsqueeze", {"s"}, {"u"}), "axes", {0});
+  auto& c = b.node("Clip", {"u"}, {"y"});
+  set_float(c, "min", 0.0f);
+  set_float(c, "max", 5.0f);
+  auto m = b.import();
+  ASSERT_TRUE(m.is_ok()) << m.status().message();
+  EXPECT_EQ(ir::shape_of(m->main().body), (Shape{1, 3, 3}));
+  Tensor y = run1(*m, {Tensor::from_vector<float>({4, 3}, {0, 0, 0, -1, 2, 9, 0, 0, 0, 0, 0, 0})});
+  EXPECT_FLOAT_EQ(y.data<float>()[0], 0.0f);
+  EXPECT_FLOAT_EQ(y.data<float>()[1], 2.0f);
+  EXPECT_FLOAT_EQ(y.data<float>()[2], 5.0f);
+}
+
+TEST(OnnxImport, ReduceAxesAttributeBeforeAndInputAfter) {
+  for (int64_t opset : {11, 13}) {
+    Model b(opset);
+    b.input("x", {2, 3}).output("y");
+    if (opset == 11) {
+      set_ints(b.node("ReduceSum", {"x"}, {"y"}), "axes", {-1});
+    } else {
+      b.init_i64("axes", {1}, {-1});
+      b.node("ReduceSum", {"x", "axes"}, {"y"});
+    }
+    auto m = b.import();
+    ASSERT_TRUE(m.is_ok()) << m.status().message();
+    auto calls = op_calls(*m);
+    ASSERT_EQ(calls.size(), 1u);
+    EXPECT_EQ(calls[0]->attrs_as<ops::ReduceAttrs>().axes, (std::vector<int64_t>{1}));
+    EXPECT_EQ(ir::shape_of(m->main().body), (Shape{2, 1}));
+  }
+}
+
+TEST(OnnxImport, Float16InputIsUnsupportedDtype) {
+  Model b;
+  b.input("x", {2}, ::onnx::TensorProto::FLOAT16).output("y");
+  b.node("Relu", {"x"}, {"y"});
+  EXPECT_EQ(error_of(b.import()), "graph input 'x' has unsupported dtype float16");
+}
+
+TEST(OnnxImport, TruncatedAndOversizedModels) {
+  Model b;
+  b.input("x", {1, 4}).output("y");
+  b.init_f("w", {4}, {1, 2, 3, 4});
+  b.node("Add", {"x", "w"}, {"y"});
+  std::string bytes = b.bytes();
+  auto r = sy::onnx::import_bytes(bytes.substr(0, bytes.size() / 2), "");
+  EXPECT_EQ(error_of(r), "not a valid ONNX model: protobuf parse failed (truncated or corrupted file?)");
+  sy::onnx::ImportOptions small;
+  small.max_model_bytes = 16;
+  EXPECT_NE(error_of(sy::onnx::import_bytes(bytes, "", small)).find("over the limit of 16 bytes"), std::string::npos);
+  EXPECT_EQ(error_of(sy::onnx::import_bytes("", "")), "not a valid ONNX model: the file is empty");
+}
+
+TEST(OnnxImport, StructuralErrors) {
+  {
+    Model b;
+    b.input("x", {1}).output("y");
+    b.node("Relu", {"nope"}, {"y"}, "r");
+    EXPECT_EQ(error_of(b.import()),
+              "Relu node 'r': input 0 refers to unknown tensor 'nope' (not a graph input, initializer or output of an "
+              "earlier node)");
+  }
+  {
+    Model b;
+    b.input("x", {1});
+    b.node("Relu", {"x"}, {"y"});
+    EXPECT_EQ(error_of(b.import()), "not a valid ONNX model: the graph has no outputs");
+  }
+  {
+    Model b;
+    b.input("x", {2}).output("y");
+    b.init_f("w", {3}, {1, 2});  // 2 values for 3 elements
+    b.node("Add", {"x", "w"}, {"y"});
+    std::string err = error_of(b.import());
+    EXPECT_NE(err.find("initializer 'w'"), std::string::npos) << err;
+    EXPECT_NE(err.find("initializer data size mismatch"), std::string::npos) << err;
+  }
+  {
+    Model b;
+    b.input("x", {2}).output("y");
+    auto& w = b.init_f("w", {-3}, {});
+    (void)w;
+    b.node("Add", {"x", "w"}, {"y"});
+    EXPECT_NE(error_of(b.import()).find("negative dimension"), std::string::npos);
+  }
+  {
+    // Absurd dims with tiny data: refused before allocating.
+    Model b;
+    b.input("x", {2}).output("y");
+    auto& w = b.init_f("w", {1 << 20, 1 << 20, 1 << 20}, {});
+    w.set_raw_data("abcd");
+    b.node("Add", {"x", "w"}, {"y"});
+    EXPECT_FALSE(b.import().is_ok());
+  }
+}
+
+TEST(OnnxImport, RandomAndMutatedBytesNeverCrash) {
+  Model b;
+  b.input("x", {1, 1, 4, 4}).output("y");
+  b.init_f("w", {1, 1, 3, 3}, std::vector<float>(9, 0.5f));
+  set_ints(b.node("Conv", {"x", "w"}, {"c"}, "conv"), "pads", {1, 1, 1, 1});
+  b.init_i64("shape", {2}, {1, -1});
+  b.node("Reshape", {"c", "shape"}, {"y"}, "r");
+  const std::string good = b.bytes();
+  ASSERT_TRUE(sy::onnx::import_bytes(good, "").is_ok());
+  std::mt19937 rng(1234);
+  int parsed = 0;
+  for (int iter = 0; iter < 2000; ++iter) {
+    std::string bytes;
+    if (iter % 2 == 0) {
+      bytes.resize(rng() % 512);
+      for (auto& ch : bytes) ch = static_cast<char>(rng());
+    } else {
+      bytes = good;
+      int flips = 1 + static_cast<int>(rng() % 4);
+      for (int k = 0; k < flips; ++k) bytes[rng() % bytes.size()] = static_cast<char>(rng());
+    }
+    auto r = sy::onnx::import_bytes(bytes, "");
+    if (r.is_ok()) ++parsed;
+    else EXPECT_FALSE(r.status().message().empty());
+  }
+  SUCCEED() << parsed << " of 2000 mutated inputs imported";
+}
+
+TEST(OnnxImport, ExternalDataWithBoundsChecks) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("sy_onnx_ext_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  {
+    std::ofstream f(dir / "weights.bin", std::ios::binary);
+    float pad = 0, v[3] = {1.5f, 2.5f, 3.5f};
+    f.write(reinterpret_cast<const char*>(&pad), 4);
+    f.write(reinterpret_cast<const char*>(v), 12);
+  }
+  auto make = [&](const std::string& offset, const std::string& length) {
+    Model b;
+    b.input("x", {3}).output("y");
+    auto* t = b.proto().mutable_graph()->add_initializer();
+    t->set_name("w");
+    t->set_data_type(::onnx::TensorProto::FLOAT);
+    t->add_dims(3);
+    t->set_data_location(::onnx::TensorProto::EXTERNAL);
+    auto add = [&](const std::string& k, const std::string& v) {
+      auto* e = t->add_external_data();
+      e->set_key(k);
+      e->set_value(v);
+    };
+    add("location", "weights.bin");
+    add("offset", offset);
+    add("length", length);
+    b.node("Add", {"x", "w"}, {"y"});
+    std::ofstream f(dir / "model.onnx", std::ios::binary);
+    f << b.bytes();
+  };
+  make("4", "12");
+  auto m = sy::onnx::import_file((dir / "model.onnx").string());
+  ASSERT_TRUE(m.is_ok()) << m.status().message();
+  Tensor y = run1(*m, {Tensor::from_vector<float>({3}, {0, 0, 1})});
+  EXPECT_FLOAT_EQ(y.data<float>()[0], 1.5f);
+  EXPECT_FLOAT_EQ(y.data<float>()[2], 4.5f);
+
+  make("8", "12");
+  std::string err = error_of(sy::onnx::import_file((dir / "model.onnx").string()));
+  EXPECT_NE(err.find("beyond the end"), std::string::npos) << err;
+  make("100", "12");
+  err = error_of(sy::onnx::import_file((dir / "model.onnx").string()));
+  EXPECT_NE(err.find("beyond the end"), std::string::npos) << err;
+  make("0", "8");
+  err = error_of(sy::onnx::import_file((dir / "model.onnx").string()));
+  EXPECT_NE(err.find("needs 12"), std::string::npos) << err;
+  fs::remove_all(dir);
+}
+
+TEST(OnnxImport, DropoutIsIdentityAndItsMaskIsOnes) {
+  Model b(13);
+  b.input("x", {2}).output("y").output("mask");
+  b.node("Dropout", {"x"}, {"y", "mask"});
+  auto m = b.import();
+  ASSERT_TRUE(m.is_ok()) << m.status().message();
+  EXPECT_EQ(op_calls(*m).size(), 0u);
+  auto* t = m->main().body->as<ir::TupleNode>();
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->fields[0], m->main().params[0]);
+  auto* mask = t->fields[1]->as<ir::ConstantNode>();
+  ASSERT_TRUE(mask);
+  EXPECT_EQ(mask->value.dtype(), DType::boolean);
+}
+
+TEST(FoldConstants, FoldsConstantCallsAndTupleProjections) {
+  auto a = ir::constant(Tensor::from_vector<float>({2}, {1, 2}));
+  auto b = ir::constant(Tensor::from_vector<float>({2}, {3, 4}));
+  auto x = ir::var("x", ir::tensor_type({2}, DType::f32));
+  auto sum = ir::call(ops::OpCode::Add, {a, b});
+  ops::SplitAttrs sa;
+  sa.sizes = {1, 1};
+  auto parts = ir::call(ops::OpCode::Split, {sum}, sa);
+  auto body = ir::call(ops::OpCode::Mul, {x, ir::tuple_get_item(parts, 1)});
+  ir::Module m;
+  m.functions["main"] = ir::function({x}, body);
+  ir::Module f = passes::fold_constants(m);
+  auto* mul = f.main().body->as<ir::CallNode>();
+  ASSERT_TRUE(mul);
+  auto* c = mul->args[1]->as<ir::ConstantNode>();
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->value.shape(), (Shape{1}));
+  EXPECT_FLOAT_EQ(c->value.data<float>()[0], 6.0f);
+  // Nothing to fold: the same module body comes back.
+  ir::Module g = passes::fold_constants(f);
+  EXPECT_EQ(g.main().body, f.main().body);
+}
