@@ -41,45 +41,79 @@ void check_conv_attrs(const char* op, const std::vector<int64_t>& strides, const
   if (!os.str().empty()) throw Error(os.str());
 }
 
+constexpr int64_t kBlock = 4;
+
+// orow[i] += sum_k wv[k] * ip[k][in_off + i * step] over a block of kBlock input channels.
+template <typename T>
+void accumulate_block(T* orow, int64_t len, int64_t step, int64_t in_off, const T* const* ip, const T* wv) {
+  const T* r0 = ip[0] + in_off;
+  const T* r1 = ip[1] + in_off;
+  const T* r2 = ip[2] + in_off;
+  const T* r3 = ip[3] + in_off;
+  const T a0 = wv[0], a1 = wv[1], a2 = wv[2], a3 = wv[3];
+  if (step == 1) {
+    for (int64_t i = 0; i < len; ++i) orow[i] += a0 * r0[i] + a1 * r1[i] + a2 * r2[i] + a3 * r3[i];
+  } else {
+    for (int64_t i = 0; i < len; ++i) {
+      const int64_t j = i * step;
+      orow[i] += a0 * r0[j] + a1 * r1[j] + a2 * r2[j] + a3 * r3[j];
+    }
+  }
+}
+
 template <typename T>
 void conv2d_impl(const ConvGeom& g, const T* x, const T* w, const T* bias, T* out) {
   const int64_t Og = g.O / g.G;
   const int64_t plane = g.OH * g.OW;
+  // Valid output ranges per kernel row/column, computed once (the divisions would otherwise
+  // dominate small planes).
+  std::vector<int64_t> oh_lo(static_cast<size_t>(g.KH)), oh_hi(oh_lo.size());
+  std::vector<int64_t> ow_lo(static_cast<size_t>(g.KW)), ow_hi(ow_lo.size());
+  for (int64_t kh = 0; kh < g.KH; ++kh)
+    valid_range(g.sh, kh * g.dh - g.pt, g.H, g.OH, oh_lo[static_cast<size_t>(kh)], oh_hi[static_cast<size_t>(kh)]);
+  for (int64_t kw = 0; kw < g.KW; ++kw)
+    valid_range(g.sw, kw * g.dw - g.pl, g.W, g.OW, ow_lo[static_cast<size_t>(kw)], ow_hi[static_cast<size_t>(kw)]);
 #pragma omp parallel for schedule(dynamic)
   for (int64_t no = 0; no < g.N * g.O; ++no) {
     const int64_t n = no / g.O, o = no % g.O, grp = o / Og;
     T* op = out + no * plane;
     const T b0 = bias ? bias[o] : T(0);
     for (int64_t i = 0; i < plane; ++i) op[i] = b0;
-    for (int64_t ic = 0; ic < g.Cg; ++ic) {
-      const T* ip = x + ((n * g.C) + grp * g.Cg + ic) * g.H * g.W;
-      const T* wp = w + (o * g.Cg + ic) * g.KH * g.KW;
+    // Input channels in blocks of kBlock: each output row is read and written once per block
+    // instead of once per channel, and the block's input planes stay in cache across the taps.
+    for (int64_t ic0 = 0; ic0 < g.Cg; ic0 += kBlock) {
+      const int64_t nb = std::min<int64_t>(kBlock, g.Cg - ic0);
+      const T* ip[kBlock];
+      const T* wp[kBlock];
+      for (int64_t k = 0; k < nb; ++k) {
+        ip[k] = x + ((n * g.C) + grp * g.Cg + ic0 + k) * g.H * g.W;
+        wp[k] = w + (o * g.Cg + ic0 + k) * g.KH * g.KW;
+      }
       for (int64_t kh = 0; kh < g.KH; ++kh) {
         const int64_t hshift = kh * g.dh - g.pt;
-        int64_t oh_lo, oh_hi;
-        valid_range(g.sh, hshift, g.H, g.OH, oh_lo, oh_hi);
+        const int64_t h0 = oh_lo[static_cast<size_t>(kh)], h1 = oh_hi[static_cast<size_t>(kh)];
         for (int64_t kw = 0; kw < g.KW; ++kw) {
-          const T wv = wp[kh * g.KW + kw];
           const int64_t wshift = kw * g.dw - g.pl;
-          int64_t ow_lo, ow_hi;
-          valid_range(g.sw, wshift, g.W, g.OW, ow_lo, ow_hi);
-          if (oh_lo >= oh_hi || ow_lo >= ow_hi) continue;
-          if (g.sh == 1 && g.sw == 1 && g.OW == g.W && wshift == 0) {
-            // Whole rows line up in input and output: one contiguous run over several rows.
-            T* orow = op + oh_lo * g.OW;
-            const T* irow = ip + (oh_lo + hshift) * g.W;
-            const int64_t len = (oh_hi - oh_lo) * g.OW;
-            for (int64_t i = 0; i < len; ++i) orow[i] += wv * irow[i];
-            continue;
-          }
-          for (int64_t oh = oh_lo; oh < oh_hi; ++oh) {
-            T* orow = op + oh * g.OW + ow_lo;
-            const T* irow = ip + (oh * g.sh + hshift) * g.W + ow_lo * g.sw + wshift;
-            const int64_t len = ow_hi - ow_lo;
-            if (g.sw == 1) {
-              for (int64_t i = 0; i < len; ++i) orow[i] += wv * irow[i];
+          const int64_t w0 = ow_lo[static_cast<size_t>(kw)], w1 = ow_hi[static_cast<size_t>(kw)];
+          if (h0 >= h1 || w0 >= w1) continue;
+          T wv[kBlock];
+          for (int64_t k = 0; k < nb; ++k) wv[k] = wp[k][kh * g.KW + kw];
+          // Rows that line up in input and output (stride 1, full width) form one contiguous run.
+          const bool contiguous = g.sh == 1 && g.sw == 1 && g.OW == g.W && wshift == 0;
+          const int64_t rows = contiguous ? 1 : h1 - h0;
+          const int64_t len = contiguous ? (h1 - h0) * g.OW : w1 - w0;
+          const int64_t step = contiguous ? 1 : g.sw;
+          for (int64_t r = 0; r < rows; ++r) {
+            const int64_t oh = h0 + r;
+            T* orow = op + oh * g.OW + w0;
+            const int64_t in_off = (oh * g.sh + hshift) * g.W + w0 * g.sw + wshift;
+            if (nb == kBlock) {
+              accumulate_block<T>(orow, len, step, in_off, ip, wv);
             } else {
-              for (int64_t i = 0; i < len; ++i) orow[i] += wv * irow[i * g.sw];
+              for (int64_t k = 0; k < nb; ++k) {
+                const T* irow = ip[k] + in_off;
+                for (int64_t i = 0; i < len; ++i) orow[i] += wv[k] * irow[i * step];
+              }
             }
           }
         }

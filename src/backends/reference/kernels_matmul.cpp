@@ -16,26 +16,56 @@ T madd(T acc, T a, T b) {
   return wrap_add<T>(acc, wrap_mul<T>(a, b));
 }
 
+// Rows of the output computed together: each loaded element of b then serves kRows rows.
+constexpr int64_t kRows = 4;
+
 // out[b, i, j] = sum_k a[b, i, k] * bm[b, k, j]; a_off/b_off give each batch's base offset.
+// Loop order i-k-j (the innermost loop runs along rows of b and of the output).
 template <typename T>
 void matmul_impl(const T* a, const T* bm, T* out, int64_t batches, const std::vector<int64_t>& a_off,
                  const std::vector<int64_t>& b_off, int64_t M, int64_t K, int64_t N) {
   const int64_t col_blocks = (N + kColBlock - 1) / kColBlock;
-  const int64_t tasks = batches * M * col_blocks;
-#pragma omp parallel for schedule(static) if (tasks * K * std::min(N, kColBlock) > kParallelGrain)
+  const int64_t row_blocks = (M + kRows - 1) / kRows;
+  const int64_t tasks = batches * row_blocks * col_blocks;
+#pragma omp parallel for schedule(static) if (batches * M * N * K > kParallelGrain)
   for (int64_t t = 0; t < tasks; ++t) {
     const int64_t cb = t % col_blocks;
-    const int64_t i = (t / col_blocks) % M;
-    const int64_t bi = t / (col_blocks * M);
+    const int64_t rb = (t / col_blocks) % row_blocks;
+    const int64_t bi = t / (col_blocks * row_blocks);
     const int64_t j0 = cb * kColBlock, j1 = std::min(N, j0 + kColBlock);
-    T* orow = out + (bi * M + i) * N;
-    for (int64_t j = j0; j < j1; ++j) orow[j] = T(0);
-    const T* arow = a + a_off[static_cast<size_t>(bi)] + i * K;
+    const int64_t i0 = rb * kRows, i1 = std::min(M, i0 + kRows);
+    const T* abase = a + a_off[static_cast<size_t>(bi)];
     const T* bbase = bm + b_off[static_cast<size_t>(bi)];
-    for (int64_t k = 0; k < K; ++k) {
-      const T aik = arow[k];
-      const T* brow = bbase + k * N;
-      for (int64_t j = j0; j < j1; ++j) orow[j] = madd<T>(orow[j], aik, brow[j]);
+    T* obase = out + bi * M * N;
+    for (int64_t i = i0; i < i1; ++i)
+      for (int64_t j = j0; j < j1; ++j) obase[i * N + j] = T(0);
+    if (i1 - i0 == kRows) {
+      T* o0 = obase + i0 * N;
+      T* o1 = o0 + N;
+      T* o2 = o1 + N;
+      T* o3 = o2 + N;
+      const T* a0 = abase + i0 * K;
+      for (int64_t k = 0; k < K; ++k) {
+        const T x0 = a0[k], x1 = a0[K + k], x2 = a0[2 * K + k], x3 = a0[3 * K + k];
+        const T* brow = bbase + k * N;
+        for (int64_t j = j0; j < j1; ++j) {
+          const T bv = brow[j];
+          o0[j] = madd<T>(o0[j], x0, bv);
+          o1[j] = madd<T>(o1[j], x1, bv);
+          o2[j] = madd<T>(o2[j], x2, bv);
+          o3[j] = madd<T>(o3[j], x3, bv);
+        }
+      }
+    } else {
+      for (int64_t i = i0; i < i1; ++i) {
+        T* orow = obase + i * N;
+        const T* arow = abase + i * K;
+        for (int64_t k = 0; k < K; ++k) {
+          const T aik = arow[k];
+          const T* brow = bbase + k * N;
+          for (int64_t j = j0; j < j1; ++j) orow[j] = madd<T>(orow[j], aik, brow[j]);
+        }
+      }
     }
   }
 }
