@@ -27,6 +27,8 @@ const ConverterTable& converter_table() {
     register_nn_converters(t);
     register_transform_converters(t);
     register_reduce_converters(t);
+    register_loss_converters(t);
+    register_quantize_converters(t);
     return t;
   }();
   return table;

@@ -30,5 +30,7 @@ void register_elementwise_converters(ConverterTable& t);
 void register_nn_converters(ConverterTable& t);
 void register_transform_converters(ConverterTable& t);
 void register_reduce_converters(ConverterTable& t);
+void register_loss_converters(ConverterTable& t);
+void register_quantize_converters(ConverterTable& t);
 
 }  // namespace sy::onnx

@@ -1,5 +1,6 @@
 // Converters of neural-network ONNX ops: convolutions and pooling (auto_pad resolved, 1-D lifted to
 // 2-D), normalisations, softmax family, Gemm/MatMul, Pad, depth/space shuffles, Resize/Upsample.
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 
@@ -230,18 +231,59 @@ Outs global_pool(NodeContext& c) {
   return {c.op(Reduce, {x}, a)};
 }
 
+// BatchNormalization-14+ in training mode: normalise with the batch statistics and also return
+// the updated running statistics (input * momentum + batch * (1 - momentum)).
+Outs batch_norm_training(NodeContext& c, const ops::BatchNormAttrs& a) {
+  ir::Expr x = c.input(0, "X");
+  const Shape& xs = ir::shape_of(x);
+  if (xs.size() < 2) c.fail("input X must have rank >= 2");
+  DType dt = ir::dtype_of(x);
+  ops::ReduceAttrs red;
+  for (int64_t i = 0; i < static_cast<int64_t>(xs.size()); ++i)
+    if (i != 1) red.axes.push_back(i);
+  red.keepdims = false;
+  ir::Expr mean = c.op(OpCode::ReduceMean, {x}, red);
+  Shape bshape(xs.size(), 1);
+  bshape[1] = xs[1];
+  ir::Expr d = c.op(OpCode::Sub, {x, c.reshape(mean, bshape)});
+  ir::Expr var = c.op(OpCode::ReduceMean, {c.op(OpCode::Mul, {d, d})}, red);
+  ir::Expr y = c.op(OpCode::BatchNorm, {x, c.input(1, "scale"), c.input(2, "B"), mean, var}, a);
+  double momentum = c.attr_float("momentum", 0.9);
+  auto running = [&](const ir::Expr& old, const ir::Expr& batch) {
+    return c.op(OpCode::Add, {c.op(OpCode::Mul, {old, NodeContext::scalar(dt, momentum)}),
+                              c.op(OpCode::Mul, {batch, NodeContext::scalar(dt, 1 - momentum)})});
+  };
+  return {y, running(c.input(3, "input_mean"), mean), running(c.input(4, "input_var"), var)};
+}
+
 Outs convert_batch_norm(NodeContext& c) {
   if (c.opset() < 9 && c.attr_int("spatial", 1) != 1) {
     const Shape& s = c.shape(1, "scale");
     if (s.size() != 1) c.unsupported("BatchNormalization with spatial=0 and per-element statistics");
   }
-  if (c.attr_int("training_mode", 0) != 0) c.unsupported("BatchNormalization in training mode");
-  for (size_t i = 1; i < c.num_outputs(); ++i)
-    if (c.output_used(i)) c.unsupported("BatchNormalization training outputs (running mean/var)");
   ops::BatchNormAttrs a;
   a.epsilon = c.attr_float("epsilon", 1e-5);
+  if (c.opset() >= 14 && c.attr_int("training_mode", 0) != 0) return batch_norm_training(c, a);
+  for (size_t i = 1; i < c.num_outputs(); ++i)
+    if (c.output_used(i)) c.unsupported("BatchNormalization training outputs (running mean/var, saved mean/var)");
   return {c.op(OpCode::BatchNorm, {c.input(0, "X"), c.input(1, "scale"), c.input(2, "B"), c.input(3, "mean"),
                                    c.input(4, "var")}, a)};
+}
+
+// MeanVarianceNormalization as its ONNX function body: (X - E[X]) / (sqrt(E[X^2] - E[X]^2) + 1e-9).
+Outs convert_mvn(NodeContext& c) {
+  ir::Expr x = c.input(0, "X");
+  int64_t r = c.rank(0, "X");
+  ops::ReduceAttrs red;
+  for (int64_t ax : c.attr_ints("axes", std::vector<int64_t>{0, 2, 3})) red.axes.push_back(c.axis(ax, r));
+  std::sort(red.axes.begin(), red.axes.end());
+  red.keepdims = true;
+  DType dt = ir::dtype_of(x);
+  ir::Expr mean = c.op(OpCode::ReduceMean, {x}, red);
+  ir::Expr mean_sq = c.op(OpCode::ReduceMean, {c.op(OpCode::Mul, {x, x})}, red);
+  ir::Expr var = c.op(OpCode::Sub, {mean_sq, c.op(OpCode::Mul, {mean, mean})});
+  ir::Expr std_eps = c.op(OpCode::Add, {c.op(OpCode::Sqrt, {var}), NodeContext::scalar(dt, 1e-9)});
+  return {c.op(OpCode::Div, {c.op(OpCode::Sub, {x, mean}), std_eps})};
 }
 
 Outs convert_instance_norm(NodeContext& c) {
@@ -551,6 +593,7 @@ void register_nn_converters(ConverterTable& t) {
   t.add("GlobalMaxPool", 1, global_pool<OpCode::GlobalMaxPool2d, OpCode::ReduceMax>);
   t.add("BatchNormalization", 7, convert_batch_norm);
   t.add("InstanceNormalization", 1, convert_instance_norm);
+  t.add("MeanVarianceNormalization", 9, convert_mvn);
   t.add("LRN", 1, convert_lrn);
   t.add("LayerNormalization", 17, convert_layer_norm);
   t.add("Softmax", 1, softmax_like<OpCode::Softmax>);
