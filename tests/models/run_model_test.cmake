@@ -22,9 +22,10 @@ string(TIMESTAMP t0 "%s")
 execute_process(COMMAND ${run_cmd} RESULT_VARIABLE run_rc)
 string(TIMESTAMP t1 "%s")
 math(EXPR seconds "${t1} - ${t0}")
-message("switchyard run exited with ${run_rc} after ~${seconds} s")
+message("switchyard run finished after ~${seconds} s")
 if(NOT run_rc EQUAL 0)
-  message(FATAL_ERROR "switchyard run failed (exit ${run_rc})")
+  # run_rc is the exit code, or a reason when the program could not be started.
+  message(FATAL_ERROR "switchyard run failed: ${run_rc}")
 endif()
 
 execute_process(COMMAND "${PYTHON}" "${COMPARE}" "${MODEL_DIR}" "${OUT_DIR}" --tolerance "${TOLERANCE}"
