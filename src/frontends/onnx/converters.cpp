@@ -29,6 +29,7 @@ const ConverterTable& converter_table() {
     register_reduce_converters(t);
     register_loss_converters(t);
     register_quantize_converters(t);
+    register_rnn_converters(t);
     return t;
   }();
   return table;

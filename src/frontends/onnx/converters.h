@@ -32,5 +32,6 @@ void register_transform_converters(ConverterTable& t);
 void register_reduce_converters(ConverterTable& t);
 void register_loss_converters(ConverterTable& t);
 void register_quantize_converters(ConverterTable& t);
+void register_rnn_converters(ConverterTable& t);
 
 }  // namespace sy::onnx

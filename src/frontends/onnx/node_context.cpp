@@ -132,6 +132,12 @@ std::vector<double> NodeContext::attr_floats(std::string_view name) const {
   return std::vector<double>(a.floats().begin(), a.floats().end());
 }
 
+std::vector<std::string> NodeContext::attr_strings(std::string_view name) const {
+  if (!has_attr(name)) fail("missing required attribute '" + std::string(name) + "'");
+  const auto& a = attr_of_type(name, AttributeProto::STRINGS, "STRINGS");
+  return std::vector<std::string>(a.strings().begin(), a.strings().end());
+}
+
 Tensor NodeContext::attr_tensor(std::string_view name) const {
   if (!has_attr(name)) fail("missing required attribute '" + std::string(name) + "'");
   const auto& a = attr_of_type(name, AttributeProto::TENSOR, "TENSOR");

@@ -58,6 +58,7 @@ class NodeContext {
   std::string attr_string(std::string_view name, std::optional<std::string> def = std::nullopt) const;
   std::vector<int64_t> attr_ints(std::string_view name, std::optional<std::vector<int64_t>> def = std::nullopt) const;
   std::vector<double> attr_floats(std::string_view name) const;
+  std::vector<std::string> attr_strings(std::string_view name) const;
   Tensor attr_tensor(std::string_view name) const;
   // A number given as INT or FLOAT (some attributes changed type across opsets).
   double attr_number(std::string_view name, double def) const;
