@@ -159,6 +159,7 @@ Tensor pad(const ops::PadAttrs& a, const Tensor& x, const ir::Type& out_type) {
   if (a.mode != "constant" && a.mode != "reflect" && a.mode != "edge" && a.mode != "wrap")
     throw Error("nn.pad: unknown mode '" + a.mode + "' (expected constant, reflect, edge or wrap)");
   if (out.numel() == 0) return out;
+  if (r == 0) return x.clone();
   for (size_t d = 0; d < r; ++d) {
     SY_CHECK(out.shape()[d] == x.shape()[d] + a.pads[d] + a.pads[r + d]) << "nn.pad: output shape mismatch";
     if (a.mode != "constant" && x.shape()[d] == 0 && out.shape()[d] > 0)
@@ -174,24 +175,21 @@ Tensor pad(const ops::PadAttrs& a, const Tensor& x, const ir::Type& out_type) {
     const T value = static_cast<T>(a.value);
     const T* in = ptr<T>(x);
     T* o = ptr<T>(out);
-    const int64_t inner = r == 0 ? 1 : out.shape()[r - 1];
+    // Rows of the innermost axis; the outer axes pick the source row (or the constant).
+    const int64_t inner = out.shape()[r - 1];
     const int64_t rows = out.numel() / inner;
+    const std::vector<int64_t>& last = src[r - 1];
 #pragma omp parallel for if (out.numel() > kParallelGrain)
     for (int64_t row = 0; row < rows; ++row) {
       int64_t off = 0, rem = row;
       bool constant_row = false;
-      for (size_t d = r - 1; r > 0 && d-- > 0;) {
+      for (size_t d = r - 1; d-- > 0;) {
         const int64_t s = src[d][static_cast<size_t>(rem % out.shape()[d])];
         rem /= out.shape()[d];
         if (s < 0) constant_row = true;
         off += s * in_st[d];
       }
       T* dst = o + row * inner;
-      if (r == 0) {
-        dst[0] = in[0];
-        continue;
-      }
-      const std::vector<int64_t>& last = src[r - 1];
       for (int64_t j = 0; j < inner; ++j) {
         const int64_t s = last[static_cast<size_t>(j)];
         dst[j] = constant_row || s < 0 ? value : in[off + s];
