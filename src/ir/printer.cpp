@@ -7,7 +7,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <set>
-#include <sstream>
 #include <type_traits>
 #include <vector>
 
@@ -92,12 +91,17 @@ class TextPrinter {
   std::unordered_map<const ExprNode*, std::string> names;  // for printed_names()
 
   std::string module(const Module& m) {
-    std::ostringstream os;
-    os << "#[version = \"0.1\"]\n";
+    // One string appended to in place: texts of large models are hundreds of MB, and every extra
+    // copy (ostringstream, temporaries) costs as much as the printing itself.
+    std::string os;
+    os += "#[version = \"0.1\"]\n";
     if (!m.output_names.empty()) {
-      os << "#[outputs = [";
-      for (size_t i = 0; i < m.output_names.size(); ++i) os << (i ? ", " : "") << text::quote(m.output_names[i]);
-      os << "]]\n";
+      os += "#[outputs = [";
+      for (size_t i = 0; i < m.output_names.size(); ++i) {
+        if (i) os += ", ";
+        os += text::quote(m.output_names[i]);
+      }
+      os += "]]\n";
     }
     for (auto& [name, fe] : m.functions) {
       auto* f = fe ? fe->as<FunctionNode>() : nullptr;
@@ -107,28 +111,33 @@ class TextPrinter {
       counter_ = 0;
       Scope s;
       s.owner = owner;
-      os << "def " << owner << header(*f, s) << " {\n";
+      os += "def ";
+      os += owner;
+      os += header(*f, s);
+      os += " {\n";
       body(os, f->body, 1, s, "the result of " + owner);
-      os << "}\n";
+      os += "}\n";
     }
     constants(os);
-    return os.str();
+    return os;
   }
 
   std::string expr(const Expr& e) {
     SY_CHECK(e) << "print_expr of a null expression";
-    std::ostringstream os;
+    std::string os;
     Scope s;
     s.owner = "the expression";
     if (auto* f = e->as<FunctionNode>()) {
-      os << "fn " << header(*f, s) << " {\n";
+      os += "fn ";
+      os += header(*f, s);
+      os += " {\n";
       body(os, f->body, 1, s, "the result");
-      os << "}\n";
+      os += "}\n";
     } else {
       body(os, e, 0, s, "the result");
     }
     constants(os);
-    return os.str();
+    return os;
   }
 
  private:
@@ -178,7 +187,7 @@ class TextPrinter {
     return out;
   }
 
-  void body(std::ostringstream& os, const Expr& root, int indent, Scope& s, const std::string& root_name) {
+  void body(std::string& os, const Expr& root, int indent, Scope& s, const std::string& root_name) {
     std::string pad(static_cast<size_t>(indent) * 2, ' ');
     std::vector<Expr> order = post_order(root);
     for (const Expr& e : order) {
@@ -186,10 +195,16 @@ class TextPrinter {
       std::string local = sigil('%', std::to_string(counter_++));
       s.local[e.get()] = local;
       name_node(e.get(), local, s);
-      os << pad << local << " = " << rhs(e, s, indent) << ";\n";
+      os += pad;
+      os += local;
+      os += " = ";
+      os += rhs(e, s, indent);
+      os += ";\n";
     }
     names.emplace(root.get(), root_name);
-    os << pad << (is_atom(root) ? ref(root, s) : rhs(root, s, indent)) << "\n";
+    os += pad;
+    os += is_atom(root) ? ref(root, s) : rhs(root, s, indent);
+    os += "\n";
   }
 
   std::string ref(const Expr& e, const Scope& s) {
@@ -232,13 +247,15 @@ class TextPrinter {
         auto* f = e->as<FunctionNode>();
         Scope inner;
         inner.owner = s.owner;
-        std::ostringstream os;
-        os << "fn " << header(*f, inner) << " {\n";
+        std::string os = "fn ";
+        os += header(*f, inner);
+        os += " {\n";
         auto self = s.local.find(e.get());
         std::string label = self == s.local.end() ? "the function" : self->second;
         body(os, f->body, indent + 1, inner, "the result of " + label + " in " + s.owner);
-        os << std::string(static_cast<size_t>(indent) * 2, ' ') << "}";
-        return os.str();
+        os += std::string(static_cast<size_t>(indent) * 2, ' ');
+        os += "}";
+        return os;
       }
       default: return ref(e, s);
     }
@@ -257,19 +274,36 @@ class TextPrinter {
     return name;
   }
 
-  void constants(std::ostringstream& os) {
+  void constants(std::string& os) {
     if (consts_.empty()) return;
-    os << "constants {\n";
+    // Reserved once: growing a string of hundreds of MB by doubling costs more (page faults and
+    // copies) than encoding the data.
+    size_t need = os.size() + 16;
+    for (const ConstantNode* c : consts_) need += 96 + (opts_.constant_data ? base64_encoded_size(c->value.nbytes()) : 0);
+    os.reserve(need);
+    os += "constants {\n";
     for (const ConstantNode* c : consts_) {
       const Tensor& t = c->value;
-      os << "  " << const_names_[c] << " = " << type_str(c->type) << " ";
+      os += "  ";
+      os += const_names_[c];
+      os += " = ";
+      os += type_str(c->type);
+      os += " ";
       std::string lit = t.numel() <= kMaxLiteralElements ? literal_text(t) : "";
-      if (!lit.empty()) os << lit;
-      else if (opts_.constant_data) os << "base64\"" << base64_encode(t.raw(), t.nbytes()) << "\"";
-      else os << "...";
-      os << ";\n";
+      if (!lit.empty()) {
+        os += lit;
+      } else if (opts_.constant_data) {
+        os += "base64\"";
+        size_t at = os.size();
+        os.resize(at + base64_encoded_size(t.nbytes()));
+        base64_encode_to(t.raw(), t.nbytes(), os.data() + at);
+        os += "\"";
+      } else {
+        os += "...";
+      }
+      os += ";\n";
     }
-    os << "}\n";
+    os += "}\n";
   }
 
   PrintOptions opts_;

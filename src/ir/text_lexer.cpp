@@ -1,6 +1,7 @@
 // Lexer of the IR text form.
 #include "ir/text_lexer.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "support/error.h"
@@ -150,18 +151,22 @@ class Lexer {
     if (i_ < s_.size() && is_alpha(s_[i_])) fail(line_, col_, "malformed number");
   }
 
+  // Strings hold whole weight tensors (base64), so the scan is a tight loop and the position is
+  // updated once at the end.
   void lex_string() {
-    int l = line_, c = col_;
-    advance();  // opening quote
-    while (i_ < s_.size() && s_[i_] != '"') {
-      if (s_[i_] == '\\') {
-        advance();
-        if (i_ >= s_.size()) break;
-      }
-      advance();
+    size_t j = i_ + 1;
+    while (j < s_.size() && s_[j] != '"') j += s_[j] == '\\' ? 2 : 1;
+    if (j >= s_.size()) fail(line_, col_, "unterminated string");
+    ++j;  // closing quote
+    std::string_view span = s_.substr(i_, j - i_);
+    size_t last_nl = span.rfind('\n');
+    if (last_nl == std::string_view::npos) {
+      col_ += static_cast<int>(span.size());
+    } else {
+      line_ += static_cast<int>(std::count(span.begin(), span.end(), '\n'));
+      col_ = static_cast<int>(span.size() - last_nl);
     }
-    if (i_ >= s_.size()) fail(l, c, "unterminated string");
-    advance();  // closing quote
+    i_ = j;
   }
 
   std::string_view s_;

@@ -10,7 +10,9 @@
 namespace sy {
 
 std::string base64_encode(const void* data, size_t size);
-// Decoded size of a well-formed encoding of `size` bytes' length, for checks before allocating.
+// Writes exactly base64_encoded_size(size) characters to dst (for encoding into a larger buffer).
+void base64_encode_to(const void* data, size_t size, char* dst);
+// Length of the encoding of `size` bytes.
 size_t base64_encoded_size(size_t size);
 // Decodes into out (resized); returns false on a character outside the alphabet, bad padding or
 // a length that is not a multiple of 4. Whitespace is not allowed.

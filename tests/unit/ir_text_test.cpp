@@ -18,6 +18,7 @@
 #include "ir/verifier.h"
 #include "ir/visitor.h"
 #include "ops/attrs.h"
+#include "zoo/zoo.h"
 
 using namespace sy;
 using namespace sy::ir;
@@ -279,6 +280,18 @@ TEST(IrText, EveryOpRoundTrips) {
   EXPECT_THAT(text, HasSubstr("#[outputs = [\"out.0\", \"out.1\""));
   EXPECT_THAT(text, HasSubstr("@c1 = Tensor[(8,), float32] [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0];"));
   EXPECT_THAT(text, HasSubstr("@c0 = Tensor[(8, 2, 3, 3), float32] base64\""));
+}
+
+// Real models: thousands of nodes, megabytes of weights, output names. (resnet50 adds nothing
+// over resnet18 here but time.)
+TEST(IrText, ZooModelsRoundTrip) {
+  for (const auto& info : zoo::list_models()) {
+    if (info.name == "resnet50") continue;
+    SCOPED_TRACE(info.name);
+    Module m = zoo::build(info.name);
+    ASSERT_TRUE(verify(m).is_ok()) << verify(m).message();
+    expect_round_trip(m);
+  }
 }
 
 TEST(IrText, PrintsTheDocumentedLayout) {
