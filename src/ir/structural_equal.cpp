@@ -3,7 +3,7 @@
 // Equality is an isomorphism between the two DAGs, checked per function scope: within one scope
 // (a function body, excluding nested function bodies) every node of `a` maps to exactly one node
 // of `b` and back, so sharing must match; parameters are mapped positionally when two functions
-// are compared. Nested function bodies get their own scope (they are closed), so a node that is
+// are compared. @global references are names, compared by name whatever their sharing. Nested function bodies get their own scope (they are closed), so a node that is
 // reachable from two scopes, which the printer prints once per scope, compares equal to two
 // copies. Traversals are iterative: real graphs have thousands of nodes in a chain.
 #include "ir/structural_equal.h"
@@ -144,6 +144,13 @@ class Comparer {
     if (items_[i].check_type)
       return type_equal(a->type, b->type) || fail(i, "type " + type_str(a->type) + " vs " + type_str(b->type));
     if (!a || !b) return a == b || fail(i, "null node on one side");
+    if (a->kind == ExprKind::GlobalVar && b->kind == ExprKind::GlobalVar) {
+      // A reference by name: one GlobalVar node used twice equals two nodes of the same name.
+      auto& na = a->as<GlobalVarNode>()->name;
+      auto& nb = b->as<GlobalVarNode>()->name;
+      if (na != nb) return fail(i, "@" + na + " vs @" + nb);
+      return type_equal(a->type, b->type) || fail(i, "type " + type_str(a->type) + " vs " + type_str(b->type));
+    }
     ScopeMaps& m = scopes_[scope];
     auto f = m.fwd.find(a);
     if (f != m.fwd.end()) return f->second == b || fail(i, "node sharing differs");
@@ -166,11 +173,7 @@ class Comparer {
         const Tensor& tb = b->as<ConstantNode>()->value;
         return ta.bitwise_equal(tb) || fail(i, first_element_difference(ta, tb));
       }
-      case ExprKind::GlobalVar: {
-        auto& na = a->as<GlobalVarNode>()->name;
-        auto& nb = b->as<GlobalVarNode>()->name;
-        return na == nb || fail(i, "@" + na + " vs @" + nb);
-      }
+      case ExprKind::GlobalVar: return true;  // unreachable: compared by name above
       case ExprKind::Call: {
         auto* ca = a->as<CallNode>();
         auto* cb = b->as<CallNode>();

@@ -407,7 +407,8 @@ TEST(IrText, TuplesFunctionsAndGlobals) {
   Expr a = var("a", T({2}));
   m.functions["helper"] = function({a}, call(OpCode::Exp, {a}), {{"Primitive", "1"}});
   Expr x = var("x", T({2}));
-  Expr g = call_function(m.global("helper"), {x});
+  Expr helper = m.global("helper");  // one GlobalVar node used twice; the parser makes one per use
+  Expr g = call_function(helper, {call_function(helper, {x})});
   // A nested function that itself contains a nested function, called twice (the call is shared).
   Expr q = var("q", T({2}));
   Expr r = var("r", T({2}));
@@ -417,8 +418,8 @@ TEST(IrText, TuplesFunctionsAndGlobals) {
   Expr shared = call(OpCode::Mul, {c1, c1});
   m.functions["main"] = function({x, p}, tuple({shared, one, empty, tuple_get_item(p, 0), c1}));
   std::string text = print_module(m);
-  EXPECT_THAT(text, HasSubstr("%0 = @helper(%x);"));
-  EXPECT_THAT(text, HasSubstr("%8 = (%7,);"));
+  EXPECT_THAT(text, HasSubstr("%0 = @helper(%x);\n  %1 = @helper(%0);"));
+  EXPECT_THAT(text, HasSubstr("%9 = (%8,);"));
   EXPECT_THAT(text, HasSubstr("%p.1"));
   EXPECT_THAT(text, HasSubstr("()"));
   EXPECT_THAT(text, HasSubstr("%p: (Tensor[(2,), float32], (Tensor[(3,), int64],))"));
