@@ -108,10 +108,10 @@ class Parser {
     }
     for (Signature& s : sigs) {
       pos_ = s.body;
-      const Token& result_at = toks_[s.body + 1];
-      Expr body = parse_body(s.scope);
+      const Token* result_at = nullptr;
+      Expr body = parse_body(s.scope, result_at);
       if (!type_equal(body->type, s.ret))
-        fail_at(result_at, "@" + s.name + " is declared to return " + type_str(s.ret) + " but its body has type " +
+        fail_at(*result_at, "@" + s.name + " is declared to return " + type_str(s.ret) + " but its body has type " +
                                type_str(body->type));
       m.functions[s.name] = function(s.params, body, s.attrs);
     }
@@ -315,7 +315,7 @@ class Parser {
   }
 
   Expr parse_fn(Scope& outer) {
-    const Token& kw = next();  // fn
+    next();  // fn
     Scope inner;
     inner.parent = &outer;
     std::vector<Expr> params;
@@ -323,16 +323,15 @@ class Parser {
     expect(Tok::Arrow, " (return type) after the parameters of fn");
     Type ret = parse_type();
     FuncAttrs attrs = parse_func_attrs();
-    const Token& result_at = peek(1);
-    Expr body = parse_body(inner);
+    const Token* result_at = nullptr;
+    Expr body = parse_body(inner, result_at);
     if (!type_equal(body->type, ret))
-      fail_at(result_at, "fn is declared to return " + type_str(ret) + " but its body has type " + type_str(body->type));
-    (void)kw;
+      fail_at(*result_at, "fn is declared to return " + type_str(ret) + " but its body has type " + type_str(body->type));
     return function(std::move(params), std::move(body), std::move(attrs));
   }
 
-  // { %0 = ...; ... result }
-  Expr parse_body(Scope& s) {
+  // { %0 = ...; ... result }; result_at is set to the first token of the result expression.
+  Expr parse_body(Scope& s, const Token*& result_at) {
     expect(Tok::LBrace, " to open the body");
     while (is_let_name(peek()) && peek(1).kind == Tok::Equal) {
       const Token& n = next();
@@ -343,6 +342,7 @@ class Parser {
       s.lets[n.name] = Binding{e, &n, false};
       s.let_order.push_back(n.name);
     }
+    result_at = &peek();
     Expr result = parse_expr(s);
     expect(Tok::RBrace, " after the result expression");
     for (const std::string& n : s.let_order) {

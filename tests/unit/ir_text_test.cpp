@@ -546,8 +546,8 @@ TEST(IrTextErrors, PositionsAndMessages) {
   EXPECT_EQ(parse_error(head + "  %x(%x)\n}\n"), "2:5: cannot call a value of type Tensor[(2,), float32]");
   EXPECT_EQ(parse_error(head + "  @nothing(%x)\n}\n"), "2:3: unknown global @nothing");
   EXPECT_EQ(parse_error(head + "  exp(%x)\n"), "1:63: unterminated '{'");
-  EXPECT_EQ(parse_error(head + "  (%x, %x)\n}\n"),
-            "2:3: @main is declared to return Tensor[(2,), float32] but its body has type (Tensor[(2,), float32], "
+  EXPECT_EQ(parse_error(head + "  %0 = exp(%x);\n  (%0, %x)\n}\n"),
+            "3:3: @main is declared to return Tensor[(2,), float32] but its body has type (Tensor[(2,), float32], "
             "Tensor[(2,), float32])");
   EXPECT_EQ(parse_error(head + "  $\n}\n"), "2:3: unexpected character '$'");
   EXPECT_EQ(parse_error(head + "  \"abc\n}\n"), "2:3: unterminated string");
@@ -578,8 +578,9 @@ TEST(IrTextErrors, NestedFunctionsAreClosed) {
   EXPECT_EQ(parse_error(head + "  %0 = nn.relu(%x);\n  %1 = fn (%a: Tensor[(2,), float32]) -> Tensor[(2,), float32] {\n"
                                "    add(%a, %0)\n  };\n  %1(%0)\n}\n"),
             "4:13: %0 is not defined (a fn body may not use values of the enclosing function)");
-  EXPECT_EQ(parse_error(head + "  %0 = fn (%a: Tensor[(2,), float32]) -> Tensor[(3,), float32] {\n    %a\n  };\n  %0(%x)\n}\n"),
-            "3:5: fn is declared to return Tensor[(3,), float32] but its body has type Tensor[(2,), float32]");
+  EXPECT_EQ(parse_error(head + "  %0 = fn (%a: Tensor[(2,), float32]) -> Tensor[(3,), float32] {\n    %1 = exp(%a);\n"
+                               "    neg(%1)\n  };\n  %0(%x)\n}\n"),
+            "4:5: fn is declared to return Tensor[(3,), float32] but its body has type Tensor[(2,), float32]");
   EXPECT_EQ(parse_error(head + "  %0 = fn (%a: Tensor[(3,), float32]) -> Tensor[(3,), float32] {\n    %a\n  };\n  %0(%x)\n}\n"),
             "5:5: function argument 0 has type Tensor[(2,), float32], parameter expects Tensor[(3,), float32]");
 }
