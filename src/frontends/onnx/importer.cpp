@@ -102,7 +102,14 @@ ir::Type input_type(const ::onnx::ValueInfoProto& vi, const ImportOptions& opts)
       if (d < 0) throw Error("--input-shape for '" + name + "' has a negative dimension");
     return ir::tensor_type(given->second, *dt);
   }
-  std::string hint = "; pass --input-shape " + name + "=1,3,224,224 (its full static shape)";
+  // The hint shows the known dims with 1 for each unknown one.
+  std::string example;
+  for (int i = 0; tt.has_shape() && i < tt.shape().dim_size(); ++i) {
+    const auto& d = tt.shape().dim(i);
+    example += (i ? "," : "") + std::to_string(d.has_dim_value() && d.dim_value() > 0 ? d.dim_value() : 1);
+  }
+  if (example.empty()) example = "1,3,224,224";
+  std::string hint = "; pass --input-shape " + name + "=" + example + " (its full static shape)";
   if (!tt.has_shape()) throw Error("graph input '" + name + "' has no shape" + hint);
   Shape shape;
   for (int i = 0; i < tt.shape().dim_size(); ++i) {
@@ -136,10 +143,10 @@ class GraphImporter {
     ir::Module m;
     std::vector<ir::Expr> outs;
     for (const auto& o : g_.output()) {
-      auto it = env_.find(o.name());
-      if (it == env_.end()) throw Error("graph output '" + o.name() + "' is not produced by any node, input or initializer");
-      if (!ir::is_tensor(it->second->type)) throw Error("graph output '" + o.name() + "' is not a tensor");
-      outs.push_back(it->second);
+      ir::Expr v = lookup(o.name());
+      if (!v) throw Error("graph output '" + o.name() + "' is not produced by any node, input or initializer");
+      if (!ir::is_tensor(v->type)) throw Error("graph output '" + o.name() + "' is not a tensor");
+      outs.push_back(v);
       m.output_names.push_back(o.name());
     }
     ir::Expr body = outs.size() == 1 ? outs[0] : ir::tuple(outs);
@@ -148,12 +155,13 @@ class GraphImporter {
   }
 
  private:
+  // Initializers are converted on first use (unused ones cost nothing and may be of any dtype).
   void add_initializers() {
     for (const auto& init : g_.initializer()) {
       const std::string& name = init.name();
       if (name.empty()) throw Error("not a valid ONNX model: an initializer has no name");
-      if (env_.count(name)) throw Error("not a valid ONNX model: initializer '" + name + "' is defined twice");
-      env_[name] = ir::constant(tensor_from_proto(init, model_dir_, "initializer '" + name + "'"));
+      if (!inits_.emplace(name, &init).second)
+        throw Error("not a valid ONNX model: initializer '" + name + "' is defined twice");
     }
     if (g_.sparse_initializer_size() > 0)
       throw Error("sparse initializer '" + g_.sparse_initializer(0).values().name() + "' is unsupported");
@@ -166,7 +174,7 @@ class GraphImporter {
       const std::string& name = vi.name();
       if (name.empty()) throw Error("not a valid ONNX model: a graph input has no name");
       if (!names.insert(name).second) throw Error("not a valid ONNX model: graph input '" + name + "' is listed twice");
-      if (env_.count(name)) continue;  // an initializer: a constant, not a parameter
+      if (inits_.count(name)) continue;  // an initializer: a constant, not a parameter
       auto bound = opts_.input_values.find(name);
       if (bound != opts_.input_values.end()) {
         if (vi.has_type() && vi.type().has_tensor_type()) {
@@ -189,10 +197,22 @@ class GraphImporter {
     return params;
   }
 
+  // The value of a tensor name: a node output or graph input, else an initializer (converted
+  // now, once), else nullptr.
+  ir::Expr lookup(const std::string& name) {
+    auto it = env_.find(name);
+    if (it != env_.end()) return it->second;
+    auto init = inits_.find(name);
+    if (init == inits_.end()) return nullptr;
+    ir::Expr c = ir::constant(tensor_from_proto(*init->second, model_dir_, "initializer '" + name + "'"));
+    env_[name] = c;
+    return c;
+  }
+
   std::string input_list() const {
     std::string s;
     for (const auto& vi : g_.input())
-      if (!env_.count(vi.name()) || env_.at(vi.name())->kind == ir::ExprKind::Var) s += (s.empty() ? "" : ", ") + vi.name();
+      if (!inits_.count(vi.name()) && !opts_.input_values.count(vi.name())) s += (s.empty() ? "" : ", ") + vi.name();
     return " (graph inputs: " + (s.empty() ? std::string("none") : s) + ")";
   }
 
@@ -211,11 +231,11 @@ class GraphImporter {
         inputs.push_back(nullptr);
         continue;
       }
-      auto it = env_.find(in);
-      if (it == env_.end())
+      ir::Expr v = lookup(in);
+      if (!v)
         throw Error(label + ": input " + std::to_string(k) + " refers to unknown tensor '" + in +
                     "' (not a graph input, initializer or output of an earlier node)");
-      inputs.push_back(it->second);
+      inputs.push_back(v);
     }
     ConverterFn fn = converter_table().find(n.op_type(), opset);
     SY_CHECK(fn) << "op support was checked before conversion";
@@ -250,6 +270,7 @@ class GraphImporter {
   std::string model_dir_;
   const ImportOptions& opts_;
   std::unordered_map<std::string, ir::Expr> env_;
+  std::unordered_map<std::string, const ::onnx::TensorProto*> inits_;
   std::set<std::string> used_;
 };
 
