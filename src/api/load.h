@@ -1,0 +1,26 @@
+// Loading a model from a spec: a .onnx file, a .sy text-IR file, or "zoo:NAME".
+#pragma once
+#include <map>
+#include <string>
+
+#include "ir/module.h"
+#include "support/status.h"
+
+namespace sy::api {
+
+struct LoadOptions {
+  // Input name -> full static shape. For ONNX: specialises symbolic dimensions; for the zoo:
+  // changes batch/image size/sequence length; for .sy files: must equal the declared shape.
+  std::map<std::string, Shape> input_shapes;
+  uint64_t zoo_seed = 0;
+};
+
+// Throws sy::Error naming the spec (missing file, parse errors, unknown zoo model, ...). The
+// module is verified (ir::verify) before it is returned.
+ir::Module load_model(const std::string& spec, const LoadOptions& opts = {});
+Result<ir::Module> try_load_model(const std::string& spec, const LoadOptions& opts = {});
+
+// "NAME=1,3,224,224" -> (NAME, {1, 3, 224, 224}); throws sy::Error quoting the bad text.
+std::pair<std::string, Shape> parse_input_shape(const std::string& text);
+
+}  // namespace sy::api
