@@ -1,0 +1,56 @@
+#!/bin/bash
+# Multi-step CLI scenarios (files written by one command and read by the next).
+# Usage: scenarios.sh SWITCHYARD WORKDIR SCENARIO
+set -eu
+SY=$1
+WORK=$2
+HERE=$(cd "$(dirname "$0")" && pwd)
+rm -rf "$WORK"
+mkdir -p "$WORK"
+cd "$WORK"
+expect() { "$HERE/expect.sh" "$@"; }
+
+case "$3" in
+  run_writes_outputs)
+    # One .npy per output, named after the outputs; NumPy reads them back.
+    expect --stdout-has "logits" -- "$SY" run zoo:mlp --output-dir out --repeat 2
+    test -f out/logits.npy && test -f out/probs.npy
+    /usr/bin/python3 -c 'import numpy as np; p = np.load("out/probs.npy"); assert p.shape == (1, 10) and p.dtype == np.float32 and abs(p.sum() - 1) < 1e-5, p'
+    ;;
+  input_from_npy)
+    # Outputs of one run feed the next; the wrong shape is named with both shapes.
+    "$SY" run zoo:mlp --input-shape input=2,64 --output-dir a >/dev/null
+    expect --exit 1 --stderr-lines 1 --stderr-has "switchyard: error: input 'input'" \
+      --stderr-has "(2, 10)" --stderr-has "(1, 64)" -- "$SY" run zoo:mlp --input input=a/logits.npy
+    /usr/bin/python3 -c 'import numpy as np; np.save("x.npy", np.full((1, 64), 0.5, np.float32)); np.save("x64.npy", np.zeros((1, 64)))'
+    expect --json-check 'j["inputs"][0]["source"] == "x.npy"' -- "$SY" run zoo:mlp --input input=x.npy --json
+    expect --exit 1 --stderr-lines 1 --stderr-has "float64" --stderr-has "float32" -- \
+      "$SY" run zoo:mlp --input input=x64.npy
+    expect --exit 1 --stderr-lines 1 --stderr-has "unknown input 'nope'" -- "$SY" run zoo:mlp --input nope=x.npy
+    # Same input and seed: identical outputs.
+    "$SY" run zoo:mlp --input input=x.npy --output-dir b1 >/dev/null
+    "$SY" run zoo:mlp --input input=x.npy --output-dir b2 --threads 1 >/dev/null
+    cmp b1/logits.npy b2/logits.npy
+    ;;
+  print_round_trip)
+    # The printed text IR loads back and describes the same model.
+    "$SY" print zoo:mlp -o mlp.sy
+    "$SY" inspect zoo:mlp --json >from_zoo.json
+    "$SY" inspect mlp.sy --json >from_text.json
+    /usr/bin/python3 -c '
+import json
+a, b = json.load(open("from_zoo.json")), json.load(open("from_text.json"))
+for k in ("inputs", "op_histogram", "params", "flops"):
+    assert a[k] == b[k], (k, a[k], b[k])'
+    expect --stdout-has "..." -- "$SY" print zoo:mlp --no-weights
+    ;;
+  demo)
+    expect --stdout-has "1. Load" --stdout-has "2. Run" --stdout-has "3. Save" -- "$SY" demo zoo:mlp --output-dir d
+    test -f d/logits.npy && test -f d/probs.npy
+    ;;
+  *)
+    echo "unknown scenario $3" >&2
+    exit 2
+    ;;
+esac
+echo "ok $3"

@@ -1,0 +1,57 @@
+// Helpers shared by the switchyard commands: loading with progress, number formatting, JSON.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "api/analysis.h"
+#include "ir/module.h"
+
+namespace CLI { class App; }
+
+namespace sy::cli {
+
+// A subcommand: its CLI11 app and what to do when it was chosen. run() returns the exit code and
+// may throw sy::Error (reported by main as one line).
+struct Command {
+  CLI::App* app = nullptr;
+  std::function<int()> run;
+};
+
+Command add_inspect_command(CLI::App& root);
+Command add_run_command(CLI::App& root);
+Command add_print_command(CLI::App& root);
+Command add_zoo_command(CLI::App& root);
+Command add_demo_command(CLI::App& root);
+
+// Transient status on stderr ("loading zoo:resnet50...", "run 3/10"), only when stderr is a
+// terminal, so that logs and pipes stay clean.
+class Progress {
+ public:
+  Progress();
+  ~Progress();
+  void show(const std::string& text);
+  void clear();
+
+ private:
+  bool enabled_;
+  size_t shown_ = 0;
+};
+
+// Loads spec with the --input-shape texts ("NAME=1,3,224,224") applied.
+ir::Module load(const std::string& spec, const std::vector<std::string>& input_shapes);
+
+std::string with_commas(int64_t v);            // 25557032 -> "25,557,032"
+std::string si(double v, const char* unit);    // 25557032, "" -> "25.6 M"; 8.2e9, "FLOP" -> "8.21 GFLOP"
+std::string fixed(double v, int digits);       // fixed-point with `digits` decimals
+
+nlohmann::json shape_json(const Shape& s);
+nlohmann::json tensor_info_json(const api::TensorInfo& t);
+
+// Number of threads the reference executor uses for `--threads N` (0: all cores).
+int resolve_threads(int requested);
+
+}  // namespace sy::cli

@@ -1,0 +1,97 @@
+// `switchyard inspect MODEL`: inputs, outputs, op histogram, parameters and FLOPs.
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <iostream>
+#include <memory>
+
+#include "api/analysis.h"
+#include "cli_common.h"
+
+namespace sy::cli {
+namespace {
+
+struct InspectArgs {
+  std::string model;
+  std::vector<std::string> input_shapes;
+  bool json = false;
+  bool per_node = false;
+};
+
+void print_tensors(const char* title, const std::vector<api::TensorInfo>& ts) {
+  std::cout << title << "\n";
+  size_t w = 0;
+  for (const auto& t : ts) w = std::max(w, t.name.size());
+  for (const auto& t : ts)
+    std::cout << "  " << t.name << std::string(w - t.name.size() + 2, ' ') << dtype_name(t.dtype) << " "
+              << shape_str(t.shape) << "\n";
+}
+
+int run_inspect(const InspectArgs& a) {
+  ir::Module m = load(a.model, a.input_shapes);
+  api::ModelStats st = api::analyze(m);
+  std::vector<std::pair<std::string, int64_t>> hist(st.op_histogram.begin(), st.op_histogram.end());
+  std::stable_sort(hist.begin(), hist.end(), [](const auto& x, const auto& y) { return x.second > y.second; });
+  if (a.json) {
+    nlohmann::json j;
+    j["model"] = a.model;
+    j["inputs"] = nlohmann::json::array();
+    for (const auto& t : st.inputs) j["inputs"].push_back(tensor_info_json(t));
+    j["outputs"] = nlohmann::json::array();
+    for (const auto& t : st.outputs) j["outputs"].push_back(tensor_info_json(t));
+    j["op_histogram"] = nlohmann::json::object();
+    for (const auto& [op, n] : st.op_histogram) j["op_histogram"][op] = n;
+    j["num_ops"] = st.num_ops;
+    j["params"] = st.params;
+    j["param_bytes"] = st.param_bytes;
+    j["flops"] = st.flops;
+    j["gflops"] = static_cast<double>(st.flops) / 1e9;
+    if (a.per_node) {
+      j["nodes"] = nlohmann::json::array();
+      for (const auto& n : st.nodes)
+        j["nodes"].push_back({{"op", n.op}, {"output_shape", shape_json(n.output_shape)}, {"flops", n.flops}});
+    }
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+  std::cout << "model: " << a.model << "\n";
+  print_tensors("inputs:", st.inputs);
+  print_tensors("outputs:", st.outputs);
+  std::cout << "parameters: " << with_commas(st.params) << " (" << si(static_cast<double>(st.params), "")
+            << ", " << si(static_cast<double>(st.param_bytes), "B") << ")\n";
+  std::cout << "FLOPs: " << with_commas(st.flops) << " (" << si(static_cast<double>(st.flops), "FLOP")
+            << "; a multiply-add counts 2)\n";
+  std::cout << "ops: " << st.num_ops << " calls of " << hist.size() << " kinds\n";
+  size_t w = 0;
+  for (const auto& [op, n] : hist) w = std::max(w, op.size());
+  for (const auto& [op, n] : hist) std::cout << "  " << op << std::string(w - op.size() + 2, ' ') << n << "\n";
+  if (a.per_node) {
+    std::cout << "per node:\n";
+    for (size_t i = 0; i < st.nodes.size(); ++i) {
+      const auto& n = st.nodes[i];
+      std::cout << "  " << i << "  " << n.op << "  " << shape_str(n.output_shape) << "  " << with_commas(n.flops)
+                << "\n";
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+Command add_inspect_command(CLI::App& root) {
+  auto args = std::make_shared<InspectArgs>();
+  CLI::App* c = root.add_subcommand("inspect", "Show a model's inputs, outputs, op histogram, parameter count and FLOPs");
+  c->add_option("MODEL", args->model, "model: file.onnx, file.sy or zoo:NAME")->required();
+  c->add_option("--input-shape", args->input_shapes,
+                "NAME=D1,D2,...: static shape of an input (symbolic ONNX dims; zoo batch/size)")
+      ->type_name("NAME=SHAPE");
+  c->add_flag("--json", args->json, "print the facts as one JSON object");
+  c->add_flag("--per-node", args->per_node, "also list every op call with its output shape and FLOPs");
+  c->footer(
+      "Parameters: elements of the float constants (weights and biases), excluding BatchNorm running\n"
+      "statistics and scalars. FLOPs: conv/matmul/dense count 2 per multiply-add; elementwise ops 1 per\n"
+      "output element; reductions 1 per input element; data movement 0.");
+  return {c, [args] { return run_inspect(*args); }};
+}
+
+}  // namespace sy::cli

@@ -1,0 +1,115 @@
+// `switchyard run MODEL`: runs a model on given or random inputs, times it, saves the outputs.
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+#include <map>
+#include <memory>
+
+#include "api/inputs.h"
+#include "api/load.h"
+#include "api/outputs.h"
+#include "cli_common.h"
+#include "execute.h"
+#include "support/error.h"
+
+namespace sy::cli {
+namespace {
+
+struct RunArgs {
+  std::string model;
+  std::vector<std::string> inputs;
+  std::vector<std::string> input_shapes;
+  std::string output_dir;
+  int threads = 0;
+  int warmup = 1;
+  int repeat = 5;
+  uint64_t seed = 0;
+  bool json = false;
+};
+
+int run_run(const RunArgs& a) {
+  std::map<std::string, std::string> files;
+  for (const auto& text : a.inputs) {
+    auto [name, path] = api::parse_input_file(text);
+    if (!files.emplace(name, path).second) throw Error("--input '" + name + "' given twice");
+  }
+  ir::Module m = load(a.model, a.input_shapes);
+  auto inputs = api::prepare_inputs(m, files, a.seed);
+  Execution ex = execute(m, inputs, a.threads, a.warmup, a.repeat);
+  std::vector<std::string> paths;
+  if (!a.output_dir.empty()) paths = write_outputs(a.output_dir, ex);
+
+  if (a.json) {
+    nlohmann::json j;
+    j["model"] = a.model;
+    j["executor"] = "reference";
+    j["threads"] = ex.threads;
+    j["warmup"] = a.warmup;
+    j["repeat"] = a.repeat;
+    j["seed"] = a.seed;
+    j["latency_ms"] = {{"median", ex.latency.median}, {"min", ex.latency.min}, {"p90", ex.latency.p90},
+                       {"max", ex.latency.max},       {"mean", ex.latency.mean}, {"runs", ex.times_ms}};
+    j["inputs"] = nlohmann::json::array();
+    for (const auto& in : inputs)
+      j["inputs"].push_back({{"name", in.name}, {"shape", shape_json(in.value.shape())},
+                             {"dtype", std::string(dtype_name(in.value.dtype()))}, {"source", in.source}});
+    j["outputs"] = nlohmann::json::array();
+    for (size_t i = 0; i < ex.outputs.size(); ++i) {
+      const Tensor& t = ex.outputs[i];
+      api::TensorSummary s = api::summarize(t);
+      nlohmann::json o = {{"name", ex.output_names[i]}, {"shape", shape_json(t.shape())},
+                          {"dtype", std::string(dtype_name(t.dtype()))}, {"min", s.min}, {"max", s.max},
+                          {"mean", s.mean}, {"first", s.first}, {"nonfinite", s.nonfinite}};
+      o["file"] = paths.empty() ? nlohmann::json(nullptr) : nlohmann::json(paths[i]);
+      j["outputs"].push_back(o);
+    }
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+  std::cout << "model: " << a.model << "  (reference executor, " << ex.threads << " thread"
+            << (ex.threads == 1 ? "" : "s") << ")\n";
+  std::cout << "inputs:\n";
+  for (const auto& in : inputs)
+    std::cout << "  " << in.name << "  " << dtype_name(in.value.dtype()) << " " << shape_str(in.value.shape())
+              << "  from " << (in.source == "random" ? "random data (seed " + std::to_string(a.seed) + ")" : in.source)
+              << "\n";
+  std::cout << "latency over " << a.repeat << " run" << (a.repeat == 1 ? "" : "s") << " (after " << a.warmup
+            << " warmup): median " << fixed(ex.latency.median, 3) << " ms, min " << fixed(ex.latency.min, 3)
+            << " ms, p90 " << fixed(ex.latency.p90, 3) << " ms\n";
+  std::cout << "outputs:\n";
+  for (size_t i = 0; i < ex.outputs.size(); ++i) {
+    std::cout << "  " << ex.output_names[i] << "  " << api::summary_line(ex.outputs[i], api::summarize(ex.outputs[i]))
+              << "\n";
+    if (!paths.empty()) std::cout << "    -> " << paths[i] << "\n";
+  }
+  return 0;
+}
+
+}  // namespace
+
+Command add_run_command(CLI::App& root) {
+  auto args = std::make_shared<RunArgs>();
+  CLI::App* c = root.add_subcommand("run", "Run a model with the reference executor: latency and outputs");
+  c->add_option("MODEL", args->model, "model: file.onnx, file.sy or zoo:NAME")->required();
+  c->add_option("--input", args->inputs, "NAME=FILE.npy: value of an input (others get seeded random data)")
+      ->type_name("NAME=FILE");
+  c->add_option("--input-shape", args->input_shapes,
+                "NAME=D1,D2,...: static shape of an input (symbolic ONNX dims; zoo batch/size)")
+      ->type_name("NAME=SHAPE");
+  c->add_option("--output-dir", args->output_dir, "write one NAME.npy per output into this directory");
+  c->add_option("--threads", args->threads, "threads of the executor (0: all cores)")
+      ->check(CLI::Range(0, 4096))
+      ->capture_default_str();
+  c->add_option("--warmup", args->warmup, "untimed runs before timing")->check(CLI::Range(0, 1000000))->capture_default_str();
+  c->add_option("--repeat", args->repeat, "timed runs (median, min and p90 are reported)")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  c->add_option("--seed", args->seed, "seed of the random inputs")->capture_default_str();
+  c->add_flag("--json", args->json, "print the results as one JSON object");
+  c->footer(
+      "Random inputs: floats uniform in [-1, 1), integers in [0, 10), bools 0/1.\n"
+      "Output files are named after the model's outputs ('/' and other unsafe characters become '_').");
+  return {c, [args] { return run_run(*args); }};
+}
+
+}  // namespace sy::cli
