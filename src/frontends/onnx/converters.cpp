@@ -30,6 +30,7 @@ const ConverterTable& converter_table() {
     register_loss_converters(t);
     register_quantize_converters(t);
     register_rnn_converters(t);
+    register_signal_converters(t);
     return t;
   }();
   return table;

@@ -26,6 +26,10 @@ class ConverterTable {
 // Built on first use from the family registration functions below.
 const ConverterTable& converter_table();
 
+// Conv with the node's attributes (auto_pad, strides, ...) on given data/weight/bias values; used
+// by Conv and by the integer and quantized convolutions.
+ir::Expr build_conv(NodeContext& c, const ir::Expr& x, const ir::Expr& w, const ir::Expr& bias);
+
 void register_elementwise_converters(ConverterTable& t);
 void register_nn_converters(ConverterTable& t);
 void register_transform_converters(ConverterTable& t);
@@ -33,5 +37,6 @@ void register_reduce_converters(ConverterTable& t);
 void register_loss_converters(ConverterTable& t);
 void register_quantize_converters(ConverterTable& t);
 void register_rnn_converters(ConverterTable& t);
+void register_signal_converters(ConverterTable& t);
 
 }  // namespace sy::onnx

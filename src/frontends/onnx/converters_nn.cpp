@@ -98,9 +98,10 @@ ir::Expr lower_1d(NodeContext& c, const ir::Expr& y) {
   return c.reshape(y, s);
 }
 
-Outs convert_conv(NodeContext& c) {
-  ir::Expr x = c.input(0, "X"), w = c.input(1, "W");
-  bool one_d = spatial_is_1d(c, c.rank(0, "X"), "convolution");
+}  // namespace
+
+ir::Expr build_conv(NodeContext& c, const ir::Expr& x, const ir::Expr& w, const ir::Expr& bias) {
+  bool one_d = spatial_is_1d(c, static_cast<int64_t>(ir::shape_of(x).size()), "convolution");
   const Shape& ws = ir::shape_of(w);
   if (ws.size() != ir::shape_of(x).size()) c.fail("weight rank " + std::to_string(ws.size()) + " does not match input rank");
   std::vector<int64_t> kernel(ws.begin() + 2, ws.end());
@@ -114,9 +115,15 @@ Outs convert_conv(NodeContext& c) {
   a.padding = win.pads;
   a.groups = c.attr_int("group", 1);
   std::vector<ir::Expr> args{one_d ? lift_1d(c, x) : x, one_d ? lift_1d(c, w) : w};
-  if (c.has_input(2)) args.push_back(c.input(2, "B"));
+  if (bias) args.push_back(bias);
   ir::Expr y = c.op(OpCode::Conv2d, args, a);
-  return {one_d ? lower_1d(c, y) : y};
+  return one_d ? lower_1d(c, y) : y;
+}
+
+namespace {
+
+Outs convert_conv(NodeContext& c) {
+  return {build_conv(c, c.input(0, "X"), c.input(1, "W"), c.has_input(2) ? c.input(2, "B") : nullptr)};
 }
 
 Outs convert_conv_transpose(NodeContext& c) {

@@ -340,7 +340,49 @@ Outs convert_cumsum(NodeContext& c) {
   return {c.op(OpCode::CumSum, {c.input(0, "x")}, a)};
 }
 
+// Compress with a static condition is a gather of the selected positions.
+Outs convert_compress(NodeContext& c) {
+  ir::Expr x = c.input(0, "input");
+  Tensor cond = c.const_input(1, "condition");
+  if (cond.ndim() != 1) c.fail("condition must be 1-D");
+  int64_t axis = 0;
+  if (c.has_attr("axis")) {
+    axis = c.axis(c.attr_int("axis"), c.rank(0, "input"));
+  } else {
+    x = c.reshape(x, {shape_numel(ir::shape_of(x))});
+  }
+  int64_t dim = ir::shape_of(x)[static_cast<size_t>(axis)];
+  if (cond.numel() > dim) c.fail("condition has " + std::to_string(cond.numel()) + " entries for an axis of extent " + std::to_string(dim));
+  std::vector<int64_t> idx;
+  for (int64_t i = 0; i < cond.numel(); ++i)
+    if (cond.get_as_double(i) != 0) idx.push_back(i);
+  ops::AxisAttrs a;
+  a.axis = axis;
+  return {c.op(OpCode::Gather, {x, ir::constant(Tensor::from_vector<int64_t>({static_cast<int64_t>(idx.size())}, idx))}, a)};
+}
+
 // ---- ops whose results are constants because shapes are static ----
+
+// NonZero's output shape depends on the data: only a constant input can be converted.
+Outs convert_non_zero(NodeContext& c) {
+  Tensor x = c.const_input(0, "X");
+  const Shape& s = x.shape();
+  std::vector<int64_t> hits;
+  for (int64_t i = 0; i < x.numel(); ++i)
+    if (x.get_as_double(i) != 0) hits.push_back(i);
+  auto rank = static_cast<int64_t>(s.size());
+  auto nnz = static_cast<int64_t>(hits.size());
+  Tensor out(DType::i64, {rank, nnz});
+  int64_t* p = out.data<int64_t>();
+  for (int64_t k = 0; k < nnz; ++k) {
+    int64_t flat = hits[static_cast<size_t>(k)];
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      p[d * nnz + k] = flat % s[static_cast<size_t>(d)];
+      flat /= s[static_cast<size_t>(d)];
+    }
+  }
+  return {ir::constant(out)};
+}
 
 Outs convert_shape(NodeContext& c) {
   const Shape& s = c.shape(0, "data");
@@ -471,6 +513,8 @@ void register_transform_converters(ConverterTable& t) {
   t.add("Trilu", 14, convert_trilu);
   t.add("OneHot", 9, convert_one_hot);
   t.add("CumSum", 11, convert_cumsum);
+  t.add("Compress", 9, convert_compress);
+  t.add("NonZero", 9, convert_non_zero);
   t.add("Shape", 1, convert_shape);
   t.add("Size", 1, convert_size);
   t.add("ConstantOfShape", 9, convert_constant_of_shape);
