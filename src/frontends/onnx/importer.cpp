@@ -106,7 +106,8 @@ ir::Type input_type(const ::onnx::ValueInfoProto& vi, const ImportOptions& opts)
   std::string example;
   for (int i = 0; tt.has_shape() && i < tt.shape().dim_size(); ++i) {
     const auto& d = tt.shape().dim(i);
-    example += (i ? "," : "") + std::to_string(d.has_dim_value() && d.dim_value() > 0 ? d.dim_value() : 1);
+    if (i) example += ',';  // appended separately: "," + std::string trips GCC 12's -Wrestrict
+    example += std::to_string(d.has_dim_value() && d.dim_value() > 0 ? d.dim_value() : 1);
   }
   if (example.empty()) example = "1,3,224,224";
   std::string hint = "; pass --input-shape " + name + "=" + example + " (its full static shape)";
