@@ -58,6 +58,8 @@ std::string fixed(double v, int digits) {
   return buf;
 }
 
+std::string ms(double v) { return fixed(v, v >= 100 ? 1 : v >= 10 ? 2 : 3) + " ms"; }
+
 std::string si(double v, const char* unit) {
   static const char* kPrefixes[] = {"", "K", "M", "G", "T", "P"};
   int k = 0;

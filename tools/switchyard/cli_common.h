@@ -47,6 +47,7 @@ ir::Module load(const std::string& spec, const std::vector<std::string>& input_s
 std::string with_commas(int64_t v);            // 25557032 -> "25,557,032"
 std::string si(double v, const char* unit);    // 25557032, "" -> "25.6 M"; 8.2e9, "FLOP" -> "8.21 GFLOP"
 std::string fixed(double v, int digits);       // fixed-point with `digits` decimals
+std::string ms(double v);                      // "2283.8 ms", "41.27 ms", "0.015 ms"
 
 nlohmann::json shape_json(const Shape& s);
 nlohmann::json tensor_info_json(const api::TensorInfo& t);

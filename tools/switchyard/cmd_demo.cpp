@@ -64,7 +64,7 @@ int run_demo(const DemoArgs& a) {
   double gflops_per_s = static_cast<double>(st.flops) / 1e9 / (ex.latency.median / 1e3);
   std::cout << "2. Run      " << (a.repeat == 1 ? "once" : std::to_string(a.repeat) + " times")
             << " on random input (uniform in [-1, 1), seed " << a.seed << "), " << ex.threads << " thread"
-            << (ex.threads == 1 ? "" : "s") << ": " << fixed(ex.latency.median, 1) << " ms"
+            << (ex.threads == 1 ? "" : "s") << ": " << ms(ex.latency.median)
             << (a.repeat == 1 ? "" : " (median)") << ", " << fixed(gflops_per_s, 1) << " GFLOP/s\n";
 
   auto paths = write_outputs(a.output_dir, ex);

@@ -74,8 +74,8 @@ int run_run(const RunArgs& a) {
               << "  from " << (in.source == "random" ? "random data (seed " + std::to_string(a.seed) + ")" : in.source)
               << "\n";
   std::cout << "latency over " << a.repeat << " run" << (a.repeat == 1 ? "" : "s") << " (after " << a.warmup
-            << " warmup): median " << fixed(ex.latency.median, 3) << " ms, min " << fixed(ex.latency.min, 3)
-            << " ms, p90 " << fixed(ex.latency.p90, 3) << " ms\n";
+            << " warmup): median " << ms(ex.latency.median) << ", min " << ms(ex.latency.min) << ", p90 "
+            << ms(ex.latency.p90) << "\n";
   std::cout << "outputs:\n";
   for (size_t i = 0; i < ex.outputs.size(); ++i) {
     std::cout << "  " << ex.output_names[i] << "  " << api::summary_line(ex.outputs[i], api::summarize(ex.outputs[i]))
