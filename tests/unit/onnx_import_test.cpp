@@ -207,6 +207,9 @@ TEST(OnnxImport, SymbolicDimsNeedInputShape) {
   auto m = b.import(opts);
   ASSERT_TRUE(m.is_ok()) << m.status().message();
   EXPECT_EQ(ir::shape_of(m->main().body), (Shape{3, 4}));
+  opts.input_shapes["x"] = {3, 4, 1};
+  EXPECT_EQ(error_of(b.import(opts)), "--input-shape for 'x' gives 3 dimensions, the model declares 2");
+  opts.input_shapes["x"] = {3, 4};
   opts.input_shapes["nope"] = {1};
   EXPECT_NE(error_of(b.import(opts)).find("'nope', which is not a graph input"), std::string::npos);
 }

@@ -214,7 +214,9 @@ Outs convert_pool(NodeContext& c, OpCode code) {
   if (code == OpCode::AvgPool2d) a.count_include_pad = c.attr_int("count_include_pad", 0) != 0;
   if (code == OpCode::LpPool2d) {
     // LpPool-1 had a float p; later versions an int.
-    a.p = static_cast<int64_t>(c.attr_number("p", 2));
+    double p = c.attr_number("p", 2);
+    if (!(p >= 1 && p <= 1e6) || p != std::floor(p)) c.unsupported("LpPool p = " + std::to_string(p) + " (needs a positive integer)");
+    a.p = static_cast<int64_t>(p);
   }
   if (code == OpCode::MaxPool2d && c.num_outputs() > 1 && c.output_used(1))
     c.unsupported("MaxPool output 'Indices'");

@@ -100,6 +100,9 @@ ir::Type input_type(const ::onnx::ValueInfoProto& vi, const ImportOptions& opts)
   if (given != opts.input_shapes.end()) {
     for (int64_t d : given->second)
       if (d < 0) throw Error("--input-shape for '" + name + "' has a negative dimension");
+    if (tt.has_shape() && tt.shape().dim_size() != static_cast<int>(given->second.size()))
+      throw Error("--input-shape for '" + name + "' gives " + std::to_string(given->second.size()) +
+                  " dimensions, the model declares " + std::to_string(tt.shape().dim_size()));
     return ir::tensor_type(given->second, *dt);
   }
   // The hint shows the known dims with 1 for each unknown one.
