@@ -279,6 +279,35 @@ Outs convert_batch_norm(NodeContext& c) {
                                    c.input(4, "var")}, a)};
 }
 
+// GroupNormalization-18: normalise each group of C/G channels of each sample; scale and bias are
+// per group (opset 18's form).
+Outs convert_group_norm(NodeContext& c) {
+  ir::Expr x = c.input(0, "X");
+  const Shape& xs = ir::shape_of(x);
+  if (xs.size() < 3) c.fail("input X must have rank >= 3 (N, C, spatial...)");
+  int64_t groups = c.attr_int("num_groups");
+  if (groups <= 0 || xs[1] % groups != 0)
+    c.fail("num_groups " + std::to_string(groups) + " does not divide the " + std::to_string(xs[1]) + " channels");
+  double eps = c.attr_float("epsilon", 1e-5);
+  DType dt = ir::dtype_of(x);
+  ir::Expr g = c.reshape(x, {xs[0], groups, shape_numel(xs) / (xs[0] * groups)});
+  ops::ReduceAttrs red;
+  red.axes = {2};
+  red.keepdims = true;
+  ir::Expr mean = c.op(OpCode::ReduceMean, {g}, red);
+  ir::Expr d = c.op(OpCode::Sub, {g, mean});
+  ir::Expr var = c.op(OpCode::ReduceMean, {c.op(OpCode::Mul, {d, d})}, red);
+  ir::Expr norm = c.op(OpCode::Div, {d, c.op(OpCode::Sqrt, {c.op(OpCode::Add, {var, NodeContext::scalar(dt, eps)})})});
+  // (G) scale/bias -> (1, G, 1) against the grouped view.
+  auto per_group = [&](size_t i, const char* role) {
+    ir::Expr p = c.input(i, role);
+    if (ir::shape_of(p) != Shape{groups}) c.fail(std::string(role) + " must have shape (" + std::to_string(groups) + ")");
+    return c.reshape(p, {1, groups, 1});
+  };
+  ir::Expr y = c.op(OpCode::Add, {c.op(OpCode::Mul, {norm, per_group(1, "scale")}), per_group(2, "bias")});
+  return {c.reshape(y, xs)};
+}
+
 // MeanVarianceNormalization as its ONNX function body: (X - E[X]) / (sqrt(E[X^2] - E[X]^2) + 1e-9).
 Outs convert_mvn(NodeContext& c) {
   ir::Expr x = c.input(0, "X");
@@ -603,6 +632,7 @@ void register_nn_converters(ConverterTable& t) {
   t.add("BatchNormalization", 7, convert_batch_norm);
   t.add("InstanceNormalization", 1, convert_instance_norm);
   t.add("MeanVarianceNormalization", 9, convert_mvn);
+  t.add("GroupNormalization", 18, convert_group_norm);
   t.add("LRN", 1, convert_lrn);
   t.add("LayerNormalization", 17, convert_layer_norm);
   t.add("Softmax", 1, softmax_like<OpCode::Softmax>);
