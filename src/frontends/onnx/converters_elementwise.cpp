@@ -111,11 +111,10 @@ Outs variadic(NodeContext& c) {
 }
 
 Outs convert_mean(NodeContext& c) {
-  std::vector<ir::Expr> xs = c.variadic_inputs(1);
-  ir::Expr acc = xs[0];
-  for (size_t i = 1; i < xs.size(); ++i) acc = c.op(OpCode::Add, {acc, xs[i]});
-  if (xs.size() == 1) return {acc};
-  return {c.op(OpCode::Div, {acc, NodeContext::scalar(ir::dtype_of(acc), static_cast<double>(xs.size()))})};
+  size_t n = c.variadic_inputs(1).size();
+  ir::Expr sum = variadic<OpCode::Add>(c)[0];
+  if (n == 1) return {sum};
+  return {c.op(OpCode::Div, {sum, NodeContext::scalar(ir::dtype_of(sum), static_cast<double>(n))})};
 }
 
 Outs convert_where(NodeContext& c) {
