@@ -77,7 +77,7 @@ TEST(ReferenceExecutor, TuplesAreProjectedAndFlattened) {
   ir::Expr c = ir::constant(f32({3}, {10, 20, 30}));
   ir::Expr body = ir::tuple({ir::tuple_get_item(parts, 0), ir::tuple({ir::call(OpCode::Add, {second, c}), x})});
   ir::Module m = module_of(ir::function({x}, body));
-  auto r = reference::run_module(m, {f32({4}, {1, 2, 3, 4})}, {.threads = 1});
+  auto r = reference::run_module(m, {f32({4}, {1, 2, 3, 4})}, {.threads = 1, .external = nullptr});
   ASSERT_TRUE(r.is_ok()) << r.status().message();
   ASSERT_EQ(r->size(), 3u);
   expect_near((*r)[0], {1});

@@ -30,7 +30,7 @@ void flatten(const Value& v, std::vector<Tensor>& out) {
 
 class Interpreter {
  public:
-  explicit Interpreter(const ir::Module& m) : m_(m) {}
+  Interpreter(const ir::Module& m, const ExternalCall& external) : m_(m), external_(external) {}
 
   Value call(const ir::FunctionNode& f, std::vector<Value> args) {
     SY_CHECK(args.size() == f.params.size()) << "function called with " << args.size() << " arguments for "
@@ -105,6 +105,7 @@ class Interpreter {
         auto it = m_.functions.find(gv->name);
         if (it == m_.functions.end()) throw Error("call of unknown function @" + gv->name);
         f = it->second->as<ir::FunctionNode>();
+        if (external_ && f->attrs.count("Compiler")) return call_external(gv->name, *f, c->args, env);
       }
       SY_CHECK(f) << "call of something that is not a function";
       std::vector<Value> args;
@@ -137,6 +138,32 @@ class Interpreter {
     return v;
   }
 
+  Value call_external(const std::string& symbol, const ir::FunctionNode& f, const std::vector<ir::Expr>& arg_exprs,
+                      const std::unordered_map<const ir::ExprNode*, Value>& env) {
+    std::vector<Tensor> args;
+    for (const ir::Expr& a : arg_exprs) {
+      const Value& v = lookup(env, a);
+      SY_CHECK(!v.is_tuple) << "@" << symbol << ": tuple passed to an external function";
+      args.push_back(v.tensor);
+    }
+    std::vector<Tensor> outs = external_(symbol, args);
+    const ir::Type& rt = f.ret_type();
+    Value v;
+    if (rt->kind == ir::TypeKind::Tuple) {
+      SY_CHECK(outs.size() == rt->fields.size()) << "@" << symbol << " returned " << outs.size() << " results";
+      v.is_tuple = true;
+      for (Tensor& t : outs) {
+        Value fv;
+        fv.tensor = std::move(t);
+        v.fields.push_back(std::move(fv));
+      }
+    } else {
+      SY_CHECK(outs.size() == 1) << "@" << symbol << " returned " << outs.size() << " results";
+      v.tensor = std::move(outs[0]);
+    }
+    return v;
+  }
+
   // A kernel must produce exactly the type the relation inferred.
   static void check_result(ops::OpCode op, const Tensor& t, const ir::Type& type) {
     const ir::TypeNode& tt = ir::as_tensor(type);
@@ -146,6 +173,7 @@ class Interpreter {
   }
 
   const ir::Module& m_;
+  const ExternalCall& external_;
 };
 
 std::string tensor_desc(const Tensor& t) { return ir::type_str(ir::tensor_type(t.shape(), t.dtype())); }
@@ -179,7 +207,7 @@ Result<std::vector<Tensor>> run_module(const ir::Module& m, const std::vector<Te
       args.push_back(std::move(v));
     }
     omp_set_num_threads(opts.threads > 0 ? opts.threads : omp_get_num_procs());
-    Interpreter interp(m);
+    Interpreter interp(m, opts.external);
     Value result = interp.call(main, std::move(args));
     std::vector<Tensor> outs;
     flatten(result, outs);

@@ -1,0 +1,28 @@
+// A partitioned module together with its backends' runtime modules: what `run --backends` builds
+// in process and what an artifact loads. Parts not offloaded run on the reference executor.
+#pragma once
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backends/backend.h"
+#include "ir/module.h"
+#include "support/tensor.h"
+
+namespace sy::runtime {
+
+struct CompiledModel {
+  ir::Module module;  // partitioned: @main plus one function per offloaded region
+  std::map<std::string, std::unique_ptr<backends::RuntimeModule>> modules;  // by backend name
+  std::map<std::string, std::string> backend_of;                            // symbol -> backend
+
+  // Runs @main; throws sy::Error on bad inputs (shape, dtype, count) naming the input.
+  std::vector<Tensor> run(const std::vector<Tensor>& inputs, int threads) const;
+};
+
+// Compiles every external function of a partitioned module with its backend (looked up by the
+// function's Compiler attribute among `available`); throws sy::Error if one is missing.
+CompiledModel build_modules(const ir::Module& partitioned, const std::vector<const backends::Backend*>& available);
+
+}  // namespace sy::runtime
