@@ -1,0 +1,29 @@
+// C code generation from loop IR: one C translation unit per set of functions.
+//
+// Each function `f(A, B, C)` becomes `int32_t f(void* const* args)` (packed arguments: one data
+// pointer per buffer parameter, in order; buffers must not alias) around a static body with
+// restrict-qualified typed pointers. Parallel loops become `#pragma omp parallel for`, vectorized
+// loops `#pragma omp simd`. Extern calls go through the exported pointer table `sy_extern_ptrs`
+// (names in `sy_extern_names`), which the module loader fills. Kernel names and argument counts
+// are exported as `sy_kernel_names` / `sy_kernel_num_args`.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "tir/stmt.h"
+
+namespace sy::codegen {
+
+struct CSourceOptions {
+  // Arrays up to this many bytes are allocated on the stack, larger ones on the heap.
+  int64_t max_stack_bytes = 64 * 1024;
+  // Appended verbatim (e.g. C definitions of extern functions).
+  std::string extra_source;
+};
+
+std::string generate_c(const std::vector<tir::PrimFunc>& funcs, const CSourceOptions& opts = {});
+
+// The C type of a dtype ("float", "int64_t", "bool", ...).
+const char* c_type(DType t);
+
+}  // namespace sy::codegen

@@ -1,0 +1,29 @@
+// Compiles C source into a shared library with the system C compiler, cached by content hash.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace sy::codegen {
+
+struct CompileOptions {
+  std::string cc = "cc";
+  std::vector<std::string> flags = {"-O3", "-march=native", "-fPIC", "-shared", "-fopenmp", "-std=gnu11", "-w"};
+  // Empty: default_cache_dir().
+  std::string cache_dir;
+};
+
+// $SWITCHYARD_CACHE_DIR, else $XDG_CACHE_HOME/switchyard, else ~/.cache/switchyard.
+std::string default_cache_dir();
+
+// The path of the shared library built from source (compiled unless the cache has it). Throws
+// sy::Error with the compiler's first error lines if compilation fails.
+std::string compile_shared_library(const std::string& source, const CompileOptions& opts = {});
+
+// How many times this process has run the C compiler (cache hits do not count).
+int64_t compiler_invocations();
+
+// A 128-bit content hash as 32 hex digits.
+std::string content_hash(const std::string& data);
+
+}  // namespace sy::codegen

@@ -1,0 +1,229 @@
+#include "tir/simplify.h"
+
+#include <cmath>
+
+#include "tir/functor.h"
+
+namespace sy::tir {
+
+namespace {
+
+// Wraps an integer to the range of dtype t (two's complement), as C would.
+int64_t wrap_int(int64_t v, DType t) {
+  int64_t r = v;
+  dispatch_dtype(t, [&](auto x) {
+    using T = decltype(x);
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) r = static_cast<int64_t>(static_cast<T>(v));
+  });
+  if (t == DType::boolean) r = v != 0;
+  return r;
+}
+
+Expr fold_const(const Expr& e) {
+  const auto& o = e->operands;
+  if (o.empty()) return e;
+  for (const auto& x : o)
+    if (!x->is_const()) return e;
+  if (e->kind == ExprKind::Cast) {
+    const Expr& a = o[0];
+    double v = a->kind == ExprKind::IntImm ? double(a->int_value) : a->float_value;
+    if (is_float(e->dtype)) return float_imm(is_float(a->dtype) ? a->float_value : v, e->dtype);
+    if (e->dtype == DType::boolean) return int_imm(v != 0, DType::boolean);
+    if (a->kind == ExprKind::IntImm) return int_imm(wrap_int(a->int_value, e->dtype), e->dtype);
+    return e;  // float -> int: leave to C semantics
+  }
+  if (e->kind == ExprKind::Not) return int_imm(o[0]->int_value == 0, DType::boolean);
+  if (e->kind == ExprKind::Select) return o[0]->int_value ? o[1] : o[2];
+  if (o.size() != 2) return e;
+  const bool fl = is_float(o[0]->dtype);
+  if (fl) {
+    double a = o[0]->float_value, b = o[1]->float_value;
+    switch (e->kind) {
+      case ExprKind::Add: return float_imm(a + b, e->dtype);
+      case ExprKind::Sub: return float_imm(a - b, e->dtype);
+      case ExprKind::Mul: return float_imm(a * b, e->dtype);
+      case ExprKind::Div: return float_imm(a / b, e->dtype);
+      case ExprKind::Min: return float_imm(std::fmin(a, b), e->dtype);
+      case ExprKind::Max: return float_imm(std::fmax(a, b), e->dtype);
+      case ExprKind::EQ: return int_imm(a == b, DType::boolean);
+      case ExprKind::NE: return int_imm(a != b, DType::boolean);
+      case ExprKind::LT: return int_imm(a < b, DType::boolean);
+      case ExprKind::LE: return int_imm(a <= b, DType::boolean);
+      case ExprKind::GT: return int_imm(a > b, DType::boolean);
+      case ExprKind::GE: return int_imm(a >= b, DType::boolean);
+      default: return e;
+    }
+  }
+  int64_t a = o[0]->int_value, b = o[1]->int_value;
+  const DType t = e->dtype;
+  switch (e->kind) {
+    case ExprKind::Add: return int_imm(wrap_int(a + b, t), t);
+    case ExprKind::Sub: return int_imm(wrap_int(a - b, t), t);
+    case ExprKind::Mul: return int_imm(wrap_int(a * b, t), t);
+    case ExprKind::Div: return b == 0 ? e : int_imm(floor_div(a, b), t);
+    case ExprKind::Mod: return b == 0 ? e : int_imm(floor_mod(a, b), t);
+    case ExprKind::Min: return int_imm(std::min(a, b), t);
+    case ExprKind::Max: return int_imm(std::max(a, b), t);
+    case ExprKind::EQ: return int_imm(a == b, t);
+    case ExprKind::NE: return int_imm(a != b, t);
+    case ExprKind::LT: return int_imm(a < b, t);
+    case ExprKind::LE: return int_imm(a <= b, t);
+    case ExprKind::GT: return int_imm(a > b, t);
+    case ExprKind::GE: return int_imm(a >= b, t);
+    case ExprKind::And: return int_imm(a && b, t);
+    case ExprKind::Or: return int_imm(a || b, t);
+    default: return e;
+  }
+}
+
+bool is_const_value(const Expr& e, double v) {
+  if (e->kind == ExprKind::IntImm) return double(e->int_value) == v;
+  if (e->kind == ExprKind::FloatImm) return e->float_value == v;
+  return false;
+}
+
+bool is_index_like(DType t) { return t == DType::i64 || t == DType::i32; }
+
+Expr rewrite(const Expr& in, const RangeMap& ranges) {
+  Expr e = fold_const(in);
+  if (e != in || e->operands.empty()) return e;
+  const auto& o = e->operands;
+  switch (e->kind) {
+    case ExprKind::Add:
+    case ExprKind::Sub:
+    case ExprKind::Mul:
+      if (is_index_like(e->dtype)) {
+        Expr r = from_linear_form(linear_form(e));
+        return expr_equal(r, e) ? e : r;
+      }
+      if (e->kind == ExprKind::Add && is_const_value(o[1], 0)) return o[0];
+      if (e->kind == ExprKind::Add && is_const_value(o[0], 0)) return o[1];
+      if (e->kind == ExprKind::Sub && is_const_value(o[1], 0)) return o[0];
+      if (e->kind == ExprKind::Mul && is_const_value(o[1], 1)) return o[0];
+      if (e->kind == ExprKind::Mul && is_const_value(o[0], 1)) return o[1];
+      return e;
+    case ExprKind::Div:
+    case ExprKind::Mod: {
+      if (is_float(e->dtype)) return is_const_value(o[1], 1) && e->kind == ExprKind::Div ? o[0] : e;
+      int64_t c = 0;
+      if (!is_int_const(o[1], &c) || c <= 0) return e;
+      if (c == 1) return e->kind == ExprKind::Div ? o[0] : int_imm(0, e->dtype);
+      if (auto b = const_bounds(o[0], ranges); b && floor_div(b->first, c) == floor_div(b->second, c)) {
+        const int64_t q = floor_div(b->first, c);
+        if (e->kind == ExprKind::Div) return int_imm(q, e->dtype);
+        return simplify(o[0] - int_imm(q * c, e->dtype), ranges);
+      }
+      // (c*a + b) / c == a + b / c when the coefficients of the a-part are multiples of c.
+      LinearForm f = linear_form(o[0]);
+      LinearForm mult, rest;
+      mult.dtype = rest.dtype = f.dtype;
+      for (const auto& [t, k] : f.terms) (k % c == 0 ? mult : rest).terms.emplace_back(t, k);
+      rest.constant = f.constant;
+      if (mult.terms.empty()) return e;
+      for (auto& [t, k] : mult.terms) k /= c;
+      Expr r = from_linear_form(rest);
+      if (e->kind == ExprKind::Mod) return simplify(binary(ExprKind::Mod, r, o[1]), ranges);
+      return simplify(from_linear_form(mult) + binary(ExprKind::Div, r, o[1]), ranges);
+    }
+    case ExprKind::Min:
+    case ExprKind::Max: {
+      if (expr_equal(o[0], o[1])) return o[0];
+      if (!is_integer(e->dtype)) return e;
+      if (auto d = const_bounds(o[0] - o[1], ranges)) {
+        const bool mx = e->kind == ExprKind::Max;
+        if (d->second <= 0) return mx ? o[1] : o[0];
+        if (d->first >= 0) return mx ? o[0] : o[1];
+      }
+      return e;
+    }
+    case ExprKind::EQ:
+    case ExprKind::NE:
+    case ExprKind::LT:
+    case ExprKind::LE:
+    case ExprKind::GT:
+    case ExprKind::GE:
+      if (!is_integer(o[0]->dtype)) return e;
+      if (can_prove(e, ranges)) return int_imm(1, DType::boolean);
+      {
+        ExprKind neg = e->kind == ExprKind::EQ ? ExprKind::NE : e->kind == ExprKind::NE ? ExprKind::EQ
+                     : e->kind == ExprKind::LT ? ExprKind::GE : e->kind == ExprKind::LE ? ExprKind::GT
+                     : e->kind == ExprKind::GT ? ExprKind::LE : ExprKind::LT;
+        if (can_prove(binary(neg, o[0], o[1]), ranges)) return int_imm(0, DType::boolean);
+      }
+      return e;
+    case ExprKind::And:
+      if (is_const_value(o[0], 1)) return o[1];
+      if (is_const_value(o[1], 1)) return o[0];
+      if (is_const_value(o[0], 0) || is_const_value(o[1], 0)) return int_imm(0, DType::boolean);
+      return e;
+    case ExprKind::Or:
+      if (is_const_value(o[0], 0)) return o[1];
+      if (is_const_value(o[1], 0)) return o[0];
+      if (is_const_value(o[0], 1) || is_const_value(o[1], 1)) return int_imm(1, DType::boolean);
+      return e;
+    case ExprKind::Select:
+      if (expr_equal(o[1], o[2])) return o[1];
+      return e;
+    default: return e;
+  }
+}
+
+class StmtSimplifier {
+ public:
+  Stmt run(const Stmt& s) {
+    if (!s) return s;
+    switch (s->kind) {
+      case StmtKind::For: {
+        Expr mn = E(s->min), ext = E(s->extent);
+        int64_t lo = 0, n = 0;
+        if (is_int_const(ext, &n) && n <= 0) return no_op();
+        if (is_int_const(ext, &n) && n == 1) return run(substitute(s->body, {{s->var.get(), mn}}));
+        const bool ranged = is_int_const(mn, &lo) && is_int_const(ext, &n);
+        if (ranged) ranges_[s->var.get()] = {int_imm(lo, s->var->dtype), int_imm(lo + n - 1, s->var->dtype)};
+        Stmt body = run(s->body);
+        if (ranged) ranges_.erase(s->var.get());
+        if (is_no_op(body)) return no_op();
+        if (mn == s->min && ext == s->extent && body == s->body) return s;
+        return for_loop(s->var, mn, ext, s->for_kind, body);
+      }
+      case StmtKind::IfThenElse: {
+        Expr c = E(s->cond);
+        if (is_const_value(c, 1)) return run(s->body);
+        if (is_const_value(c, 0)) return s->else_body ? run(s->else_body) : no_op();
+        Stmt t = run(s->body), f = s->else_body ? run(s->else_body) : nullptr;
+        if (f && is_no_op(f)) f = nullptr;
+        if (is_no_op(t) && !f) return no_op();
+        if (c == s->cond && t == s->body && f == s->else_body) return s;
+        return if_then_else(c, t, f);
+      }
+      case StmtKind::LetStmt: {
+        Expr v = E(s->value);
+        if (v->is_const() || v->kind == ExprKind::Var) return run(substitute(s->body, {{s->var.get(), v}}));
+        Stmt body = run(s->body);
+        if (v == s->value && body == s->body) return s;
+        return let_stmt(s->var, v, body);
+      }
+      default:
+        return map_stmt(s, [this](const Stmt& c) { return run(c); }, [this](const Expr& e) { return E(e); });
+    }
+  }
+
+ private:
+  Expr E(const Expr& e) { return simplify(e, ranges_); }
+  RangeMap ranges_;
+};
+
+}  // namespace
+
+Expr simplify(const Expr& e, const RangeMap& ranges) {
+  return mutate_expr(e, [&](const Expr& x) { return rewrite(x, ranges); });
+}
+
+Stmt simplify(const Stmt& s) { return StmtSimplifier().run(s); }
+
+PrimFunc simplify(PrimFunc f) {
+  f.body = simplify(f.body);
+  return f;
+}
+
+}  // namespace sy::tir
