@@ -9,7 +9,9 @@
 #include "api/load.h"
 #include "api/outputs.h"
 #include "cli_common.h"
+#include "backend_selection.h"
 #include "execute.h"
+#include "runtime/artifact.h"
 #include "support/error.h"
 
 namespace sy::cli {
@@ -25,6 +27,7 @@ struct RunArgs {
   int repeat = 5;
   uint64_t seed = 0;
   bool json = false;
+  BackendArgs backends;
 };
 
 int run_run(const RunArgs& a) {
@@ -33,16 +36,42 @@ int run_run(const RunArgs& a) {
     auto [name, path] = api::parse_input_file(text);
     if (!files.emplace(name, path).second) throw Error("--input '" + name + "' given twice");
   }
-  ir::Module m = load(a.model, a.input_shapes);
+  // An artifact, a model partitioned here for --backends, or the reference executor alone.
+  std::string executor = "reference";
+  runtime::CompiledModel cm;
+  Runner runner;
+  if (runtime::looks_like_artifact(a.model)) {
+    if (!a.backends.backends.empty() || !a.backends.prefer.empty())
+      throw Error(a.model + ": an artifact is already partitioned; --backends and --prefer apply to models");
+    if (!a.input_shapes.empty()) throw Error(a.model + ": an artifact has fixed input shapes; drop --input-shape");
+    cm = runtime::load_artifact(a.model, all_backends());
+    executor = "artifact";
+  } else if (!a.backends.backends.empty()) {
+    ir::Module m = load(a.model, a.input_shapes);
+    partition::PartitionResult r = run_partition(m, a.backends);
+    cm = runtime::build_modules(r.module, partition_options(a.backends).backends);
+    executor = "reference + " + a.backends.backends;
+  } else {
+    if (!a.backends.prefer.empty()) throw Error("--prefer needs --backends");
+    cm.module = load(a.model, a.input_shapes);
+  }
+  if (executor != "reference") {
+    std::string list;
+    for (const auto& [b, _] : cm.modules) list += (list.empty() ? "" : ", ") + b;
+    if (executor == "artifact") executor = "artifact: reference + " + (list.empty() ? std::string("no backends") : list);
+    int threads = a.threads;
+    runner = [&cm, threads](const std::vector<Tensor>& in) { return cm.run(in, threads); };
+  }
+  const ir::Module& m = cm.module;
   auto inputs = api::prepare_inputs(m, files, a.seed);
-  Execution ex = execute(m, inputs, a.threads, a.warmup, a.repeat);
+  Execution ex = execute(m, inputs, a.threads, a.warmup, a.repeat, runner);
   std::vector<std::string> paths;
   if (!a.output_dir.empty()) paths = write_outputs(a.output_dir, ex);
 
   if (a.json) {
     nlohmann::json j;
     j["model"] = a.model;
-    j["executor"] = "reference";
+    j["executor"] = executor;
     j["threads"] = ex.threads;
     j["warmup"] = a.warmup;
     j["repeat"] = a.repeat;
@@ -66,7 +95,7 @@ int run_run(const RunArgs& a) {
     std::cout << j.dump(2) << "\n";
     return 0;
   }
-  std::cout << "model: " << a.model << "  (reference executor, " << ex.threads << " thread"
+  std::cout << "model: " << a.model << "  (" << executor << ", " << ex.threads << " thread"
             << (ex.threads == 1 ? "" : "s") << ")\n";
   std::cout << "inputs:\n";
   for (const auto& in : inputs)
@@ -89,8 +118,9 @@ int run_run(const RunArgs& a) {
 
 Command add_run_command(CLI::App& root) {
   auto args = std::make_shared<RunArgs>();
-  CLI::App* c = root.add_subcommand("run", "Run a model with the reference executor: latency and outputs");
-  c->add_option("MODEL", args->model, "model: file.onnx, file.sy or zoo:NAME")->required();
+  CLI::App* c = root.add_subcommand("run", "Run a model or a compiled artifact: latency and outputs");
+  c->add_option("MODEL", args->model, "model: file.onnx, file.sy, zoo:NAME, or an artifact file.sya")->required();
+  add_backend_options(*c, args->backends, /*with_dump=*/false);
   c->add_option("--input", args->inputs, "NAME=FILE.npy: value of an input (others get seeded random data)")
       ->type_name("NAME=FILE");
   c->add_option("--input-shape", args->input_shapes,

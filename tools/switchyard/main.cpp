@@ -45,7 +45,7 @@ int report(const std::string& msg) {
 
 int main_impl(int argc, char** argv) {
   CLI::App app{"Switchyard: a deep-learning compiler and runtime. Loads a model (.onnx, .sy text IR, or zoo:NAME),\n"
-               "reports what is in it, and runs it.",
+               "partitions it across external backends (BYOC), compiles it into one artifact, and runs it.",
                "switchyard"};
   app.set_version_flag("--version", std::string("switchyard ") + SWITCHYARD_VERSION);
   app.require_subcommand(0, 1);
@@ -55,9 +55,12 @@ int main_impl(int argc, char** argv) {
       "  switchyard demo\n"
       "  switchyard inspect zoo:resnet50\n"
       "  switchyard run model.onnx --input input=x.npy --output-dir out --repeat 10\n"
+      "  switchyard partition model.onnx --backends onednn --explain\n"
+      "  switchyard compile model.onnx --backends onednn -o model.sya && switchyard run model.sya\n"
       "Run `switchyard COMMAND --help` for the options of a command.");
   std::vector<sy::cli::Command> commands = {
-      sy::cli::add_inspect_command(app), sy::cli::add_run_command(app), sy::cli::add_print_command(app),
+      sy::cli::add_inspect_command(app), sy::cli::add_run_command(app), sy::cli::add_partition_command(app),
+      sy::cli::add_compile_command(app), sy::cli::add_print_command(app),
       sy::cli::add_zoo_command(app), sy::cli::add_demo_command(app)};
   try {
     app.parse(argc, argv);

@@ -1,0 +1,185 @@
+// Writing and reading .sya artifacts.
+#include "runtime/artifact.h"
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "ir/parser.h"
+#include "ir/printer.h"
+#include "ir/verifier.h"
+#include "partition/partition_graph.h"
+#include "support/error.h"
+#include "switchyard/version.h"
+
+namespace sy::runtime {
+
+namespace {
+
+constexpr char kMagic[8] = {'S', 'W', 'Y', 'D', 'A', 'R', 'T', '\0'};
+constexpr const char* kModulePrefix = "module:";
+
+// 64-bit checksum, eight bytes at a time (FNV-style mixing with a final avalanche): fast enough
+// for hundreds of megabytes of weights, and any flipped bit changes it.
+uint64_t checksum(const char* p, size_t n) {
+  uint64_t h = 0xcbf29ce484222325ull ^ n;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    std::memcpy(&w, p + i, 8);
+    h = (h ^ w) * 0x100000001b3ull;
+    h ^= h >> 29;
+  }
+  for (; i < n; ++i) h = (h ^ static_cast<unsigned char>(p[i])) * 0x100000001b3ull;
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  return h;
+}
+
+void put_u32(std::string& out, uint32_t v) { out.append(reinterpret_cast<const char*>(&v), 4); }
+void put_u64(std::string& out, uint64_t v) { out.append(reinterpret_cast<const char*>(&v), 8); }
+
+struct Reader {
+  const std::string& data;
+  std::string path;
+  size_t pos = 0;
+  void need(size_t n, const std::string& what) {
+    if (data.size() - pos < n)
+      throw Error(path + ": truncated artifact: " + what + " needs " + std::to_string(n) + " bytes, " +
+                  std::to_string(data.size() - pos) + " left");
+  }
+  uint32_t u32(const std::string& what) {
+    need(4, what);
+    uint32_t v;
+    std::memcpy(&v, data.data() + pos, 4);
+    pos += 4;
+    return v;
+  }
+  uint64_t u64(const std::string& what) {
+    need(8, what);
+    uint64_t v;
+    std::memcpy(&v, data.data() + pos, 8);
+    pos += 8;
+    return v;
+  }
+  std::string bytes(uint64_t n, const std::string& what) {
+    if (n > data.size() - pos) need(n, what);
+    std::string s = data.substr(pos, n);
+    pos += n;
+    return s;
+  }
+};
+
+std::string read_file(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw Error(path + ": cannot open the artifact");
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+}  // namespace
+
+void save_artifact(const CompiledModel& model, const std::string& path) {
+  std::vector<std::pair<std::string, std::string>> sections;
+  nlohmann::json meta;
+  meta["writer"] = std::string("switchyard ") + SWITCHYARD_VERSION;
+  meta["format_version"] = kArtifactFormatVersion;
+  meta["backends"] = nlohmann::json::array();
+  for (const auto& [name, _] : model.modules) meta["backends"].push_back(name);
+  sections.emplace_back("meta", meta.dump());
+  sections.emplace_back("graph", ir::print_module(model.module));
+  for (const auto& [name, mod] : model.modules) sections.emplace_back(kModulePrefix + name, mod->save());
+
+  std::string out(kMagic, sizeof kMagic);
+  put_u32(out, kArtifactFormatVersion);
+  put_u32(out, static_cast<uint32_t>(sections.size()));
+  for (const auto& [name, content] : sections) {
+    put_u32(out, static_cast<uint32_t>(name.size()));
+    out += name;
+    put_u64(out, content.size());
+    put_u64(out, checksum(content.data(), content.size()));
+    out += content;
+  }
+  put_u64(out, checksum(out.data(), out.size()));
+
+  std::string tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    if (!f) throw Error(path + ": cannot write the artifact");
+    f.write(out.data(), static_cast<std::streamsize>(out.size()));
+    if (!f) throw Error(path + ": write failed (disk full?)");
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) throw Error(path + ": cannot move the artifact into place: " + ec.message());
+}
+
+CompiledModel load_artifact(const std::string& path, const std::vector<const backends::Backend*>& available) {
+  const std::string data = read_file(path);
+  Reader r{data, path};
+  if (data.size() < sizeof kMagic || std::memcmp(data.data(), kMagic, sizeof kMagic) != 0)
+    throw Error(path + ": not a Switchyard artifact (bad magic bytes)");
+  r.pos = sizeof kMagic;
+  uint32_t version = r.u32("the format version");
+  if (version != kArtifactFormatVersion)
+    throw Error(path + ": artifact format version " + std::to_string(version) + ", but this switchyard (" +
+                SWITCHYARD_VERSION + ") reads version " + std::to_string(kArtifactFormatVersion) +
+                "; recompile the model");
+  r.need(4 + 8, "the section count and trailing checksum");
+  uint64_t stored_total;
+  std::memcpy(&stored_total, data.data() + data.size() - 8, 8);
+  uint32_t count = r.u32("the section count");
+  std::map<std::string, std::string> sections;
+  for (uint32_t i = 0; i < count; ++i) {
+    std::string where = "section " + std::to_string(i + 1) + " of " + std::to_string(count);
+    uint32_t name_len = r.u32(where + " name length");
+    if (name_len > 256) throw Error(path + ": corrupted artifact: " + where + " has a name of " + std::to_string(name_len) + " bytes");
+    std::string name = r.bytes(name_len, where + " name");
+    uint64_t size = r.u64("section '" + name + "' size");
+    uint64_t sum = r.u64("section '" + name + "' checksum");
+    std::string content = r.bytes(size, "section '" + name + "'");
+    if (checksum(content.data(), content.size()) != sum)
+      throw Error(path + ": corrupted artifact: checksum of section '" + name + "' does not match");
+    sections[name] = std::move(content);
+  }
+  r.need(8, "the trailing checksum");
+  if (r.pos + 8 != data.size())
+    throw Error(path + ": corrupted artifact: " + std::to_string(data.size() - r.pos - 8) + " unexpected trailing bytes");
+  if (checksum(data.data(), r.pos) != stored_total)
+    throw Error(path + ": corrupted artifact: the file checksum does not match");
+  for (const char* needed : {"meta", "graph"})
+    if (!sections.count(needed)) throw Error(path + ": corrupted artifact: no '" + needed + "' section");
+
+  Result<ir::Module> parsed = ir::parse_module(sections["graph"]);
+  if (!parsed.is_ok()) throw Error(path + ": corrupted artifact: graph: " + parsed.status().message());
+  CompiledModel cm;
+  cm.module = std::move(parsed.value());
+  Status st = ir::verify(cm.module);
+  if (!st.is_ok()) throw Error(path + ": corrupted artifact: graph: " + st.message());
+  for (auto& [backend, fns] : partition::extern_functions(cm.module)) {
+    auto it = sections.find(kModulePrefix + backend);
+    if (it == sections.end()) throw Error(path + ": corrupted artifact: no module for backend '" + backend + "'");
+    const backends::Backend* b = nullptr;
+    for (const backends::Backend* x : available)
+      if (x->name() == backend) b = x;
+    if (!b) throw Error(path + ": the artifact needs backend '" + backend + "', which this build does not include");
+    cm.modules[backend] = b->load(it->second, fns);
+    for (const auto& f : fns) cm.backend_of[f.symbol] = backend;
+  }
+  return cm;
+}
+
+bool looks_like_artifact(const std::string& path) {
+  if (path.size() >= 4 && path.compare(path.size() - 4, 4, ".sya") == 0) return true;
+  std::ifstream f(path, std::ios::binary);
+  char head[sizeof kMagic] = {};
+  f.read(head, sizeof head);
+  return f && std::memcmp(head, kMagic, sizeof kMagic) == 0;
+}
+
+}  // namespace sy::runtime

@@ -1,0 +1,30 @@
+// The .sya artifact: one file holding a partitioned model (graph and constants) and every
+// backend's serialized runtime module, with a format version and checksums.
+//
+// Layout (little-endian):
+//   "SWYDART\0"  u32 format_version  u32 section_count
+//   section_count x { u32 name_len, name, u64 size, u64 checksum(content), content }
+//   u64 checksum(every byte before it)
+// Sections: "meta" (JSON: writer version, backends), "graph" (IR text of the partitioned module,
+// constants included once), "module:<backend>" (RuntimeModule::save bytes).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "runtime/compiled_model.h"
+
+namespace sy::runtime {
+
+inline constexpr uint32_t kArtifactFormatVersion = 1;
+
+// Writes atomically (a temporary file renamed into place). Throws sy::Error on I/O failure.
+void save_artifact(const CompiledModel& model, const std::string& path);
+
+// Reads, verifies and loads an artifact; each backend module is rebuilt with Backend::load from
+// the backends in `available`. Throws sy::Error naming the problem: not an artifact, written by
+// an incompatible format version, truncated, corrupted (checksum), or a backend not built in.
+CompiledModel load_artifact(const std::string& path, const std::vector<const backends::Backend*>& available);
+
+bool looks_like_artifact(const std::string& path);  // by extension (.sya) or magic
+
+}  // namespace sy::runtime

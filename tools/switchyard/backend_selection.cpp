@@ -1,0 +1,100 @@
+// --backends / --prefer parsing and the partition pipeline run for the CLI.
+#include "backend_selection.h"
+
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+#include <set>
+
+#include "ir/printer.h"
+#include "ops/op.h"
+#include "support/error.h"
+
+namespace sy::cli {
+
+namespace {
+
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : s) {
+    if (c == ',') {
+      out.push_back(cur);
+      cur.clear();
+    } else if (c != ' ') {
+      cur += c;
+    }
+  }
+  out.push_back(cur);
+  return out;
+}
+
+std::string available() {
+  std::string s;
+  for (const std::string& n : backends::BackendRegistry::global().names()) s += (s.empty() ? "" : ", ") + n;
+  return s.empty() ? "none" : s;
+}
+
+}  // namespace
+
+void add_backend_options(CLI::App& app, BackendArgs& args, bool with_dump) {
+  app.add_option("--backends", args.backends,
+                 "external backends in priority order, e.g. onednn,c_source (built in: " + available() + ")")
+      ->type_name("LIST");
+  app.add_option("--prefer", args.prefer,
+                 "OP=BACKEND: ask BACKEND first for calls of OP (IR op name, e.g. nn.conv2d=c_source)")
+      ->type_name("OP=BACKEND");
+  if (with_dump) {
+    std::string names;
+    for (const std::string& p : partition::pass_names()) names += (names.empty() ? "" : ", ") + p;
+    app.add_option("--dump-after", args.dump_after, "print the IR after this pass (" + names + ", or all)")
+        ->type_name("PASS");
+  }
+}
+
+partition::PartitionOptions partition_options(const BackendArgs& args) {
+  partition::PartitionOptions opts;
+  if (args.backends.empty()) throw Error("--backends is empty (built in: " + available() + ")");
+  std::set<std::string> seen;
+  for (const std::string& name : split_list(args.backends)) {
+    if (name.empty()) throw Error("--backends '" + args.backends + "' has an empty entry");
+    if (!seen.insert(name).second) throw Error("--backends lists '" + name + "' twice");
+    opts.backends.push_back(&backends::BackendRegistry::global().get(name));
+  }
+  for (const std::string& p : args.prefer) {
+    size_t eq = p.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == p.size())
+      throw Error("--prefer '" + p + "': expected OP=BACKEND, e.g. nn.conv2d=c_source");
+    std::string op = p.substr(0, eq), backend = p.substr(eq + 1);
+    if (!ops::OpRegistry::global().find(op)) throw Error("--prefer '" + p + "': unknown op '" + op + "'");
+    if (!seen.count(backend))
+      throw Error("--prefer '" + p + "': backend '" + backend + "' is not in --backends " + args.backends);
+    opts.prefer[op] = backend;
+  }
+  return opts;
+}
+
+partition::PartitionResult run_partition(const ir::Module& m, const BackendArgs& args) {
+  partition::PartitionOptions opts = partition_options(args);
+  if (!args.dump_after.empty() && args.dump_after != "all") {
+    const auto& names = partition::pass_names();
+    if (std::find(names.begin(), names.end(), args.dump_after) == names.end())
+      throw Error("--dump-after '" + args.dump_after + "': no such pass (see --help)");
+  }
+  auto dump = [&](const std::string& pass, const ir::Module& x) {
+    if (args.dump_after != "all" && args.dump_after != pass) return;
+    ir::PrintOptions po;
+    po.constant_data = false;
+    std::cout << "// IR after " << pass << "\n" << ir::print_module(x, po) << "\n";
+  };
+  return partition::partition_module(m, opts, dump);
+}
+
+std::vector<const backends::Backend*> all_backends() {
+  std::vector<const backends::Backend*> out;
+  for (const std::string& n : backends::BackendRegistry::global().names())
+    out.push_back(backends::BackendRegistry::global().find(n));
+  return out;
+}
+
+}  // namespace sy::cli

@@ -1,0 +1,31 @@
+// --backends / --prefer for the commands that partition (partition, compile, run).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "partition/pipeline.h"
+
+namespace CLI { class App; }
+
+namespace sy::cli {
+
+struct BackendArgs {
+  std::string backends;              // "onednn,c_source" (priority order)
+  std::vector<std::string> prefer;   // "nn.conv2d=c_source"
+  std::string dump_after;            // a pass name, or "all"
+};
+
+// Adds --backends and --prefer (and --dump-after if with_dump) to a command.
+void add_backend_options(CLI::App& app, BackendArgs& args, bool with_dump);
+
+// Resolves names against the built-in backends; throws sy::Error naming an unknown backend,
+// an empty list, a duplicate, or a malformed --prefer.
+partition::PartitionOptions partition_options(const BackendArgs& args);
+
+// Runs the pipeline, printing the IR after --dump-after's pass(es) to stderr... to stdout.
+partition::PartitionResult run_partition(const ir::Module& m, const BackendArgs& args);
+
+// Every backend built into this binary (for loading artifacts).
+std::vector<const backends::Backend*> all_backends();
+
+}  // namespace sy::cli
