@@ -39,8 +39,8 @@ class DotWriter {
     emit_scope(main.body, top, "  ");
     std::string out_id = new_id();
     os_ << "  " << out_id << " [shape=ellipse, fillcolor=\"#eeeeee\", label=\"output\"];\n";
-    for (const std::string& s : top.ids[main.body.get()]) os_ << "  " << s << " -> " << out_id << ";\n";
-    os_ << "}\n";
+    for (const std::string& s : top.ids[main.body.get()]) edges_ << "  " << s << " -> " << out_id << ";\n";
+    os_ << edges_.str() << "}\n";
     return os_.str();
   }
 
@@ -86,10 +86,12 @@ class DotWriter {
       std::string id = new_id();
       std::string label = partition::node_label(e);
       if (label.rfind("composite ", 0) == 0) label = label.substr(10);
+      label = escape(label);
       if (ir::is_tensor(e->type)) label += "\\n" + shape_str(ir::shape_of(e));
-      os_ << indent << id << " [label=\"" << escape(label) << "\"];\n";
+      os_ << indent << id << " [label=\"" << label << "\"];\n";
+      // Edges go at top level: an edge written inside a cluster would pull its source into it.
       for (const ir::Expr& a : c->args)
-        for (const std::string& src : sources(a, s)) os_ << indent << src << " -> " << id << ";\n";
+        for (const std::string& src : sources(a, s)) edges_ << "  " << src << " -> " << id << ";\n";
       s.ids[e.get()] = {id};
     }
   }
@@ -122,7 +124,7 @@ class DotWriter {
 
   const ir::Module& m_;
   std::map<std::string, size_t> colours_;
-  std::ostringstream os_;
+  std::ostringstream os_, edges_;
   int next_ = 0;
   std::unordered_map<const ir::ExprNode*, std::vector<ir::Expr>> fields_;
   std::unordered_map<const ir::ExprNode*, std::vector<std::vector<std::string>>> region_outputs_;
