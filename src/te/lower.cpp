@@ -1,6 +1,8 @@
 #include "te/lower.h"
 
 #include <algorithm>
+#include <functional>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -175,17 +177,28 @@ class Lowerer {
     Expr body = expand_inline(op->body);
     Expr src = tir::substitute(op->is_reduction() ? body->operands[0] : body, vm);
 
-    // Stages computed at each leaf, with their regions.
+    // Stages computed at each leaf, with their regions (inferred consumers first: a stage computed
+    // at the same loop may read an earlier one).
     std::vector<std::vector<Stage*>> attached(leaves.size());
     for (Stage* p : sch_.stages()) {
       if (p->attach() != AttachKind::At || p->attach_stage() != st) continue;
       auto pos = std::find(leaves.begin(), leaves.end(), p->attach_axis());
       if (pos == leaves.end())
         throw Error("lower " + fname_ + ": " + p->name() + " is computed at a loop of " + st->name() + " that is no longer a loop (split or fused later)");
-      const size_t k = static_cast<size_t>(pos - leaves.begin());
-      attached[k].push_back(p);
-      regions_[p] = infer_region(p, src, leaves, k, ext);
-      buffers_[p] = tir::buffer(p->name(), p->op()->dtype, regions_[p].extent);
+      attached[static_cast<size_t>(pos - leaves.begin())].push_back(p);
+    }
+    for (size_t k = 0; k < leaves.size(); ++k) {
+      std::vector<ReadSource> sources;
+      tir::RangeMap inner;
+      for (size_t j = k + 1; j < leaves.size(); ++j)
+        inner[leaves[j]->var.get()] = {tir::int_imm(0), tir::int_imm(ext.at(leaves[j].get()) - 1)};
+      sources.push_back({st, src, inner});
+      for (size_t i = attached[k].size(); i-- > 0;) {
+        Stage* p = attached[k][i];
+        regions_[p] = infer_region(p, sources);
+        buffers_[p] = tir::buffer(p->name(), p->op()->dtype, regions_[p].extent);
+        sources.push_back(region_source(p));
+      }
     }
 
     const Buffer& out = buffers_.at(st);
@@ -236,43 +249,95 @@ class Lowerer {
     return tir::for_loop(a->var, tir::int_imm(0), tir::int_imm(ext.at(a.get())), a->kind, std::move(body));
   }
 
-  // The region of producer p that one iteration of the consumer's loops 0..k needs.
-  Region infer_region(Stage* p, const Expr& src, const std::vector<Axis>& leaves, size_t k,
-                      const std::unordered_map<const AxisNode*, int64_t>& ext) {
+  // Reads that a region must cover: an expression (a stage's body) whose ranged variables vary.
+  struct ReadSource {
+    Stage* reader;
+    Expr expr;
     tir::RangeMap ranges;
-    for (size_t j = k + 1; j < leaves.size(); ++j)
-      ranges[leaves[j]->var.get()] = {tir::int_imm(0), tir::int_imm(ext.at(leaves[j].get()) - 1)};
+  };
+
+  // The body of a compute_at stage over its whole region, with fresh ranged index variables.
+  ReadSource region_source(Stage* p) {
+    const Operation& op = p->op();
+    const Region& r = regions_.at(p);
+    tir::VarMap m;
+    tir::RangeMap ranges;
+    for (size_t d = 0; d < op->axes.size(); ++d) {
+      Expr v = tir::var(op->axes[d].var->name);
+      ranges[v.get()] = {tir::int_imm(0), tir::int_imm(r.extent[d] - 1)};
+      m[op->axes[d].var.get()] = r.min[d] + v;
+    }
+    for (const auto& iv : op->reduce_axes()) ranges[iv.var.get()] = {tir::int_imm(0), tir::int_imm(iv.extent - 1)};
+    Expr body = expand_inline(op->body);
+    if (op->is_reduction()) body = body->operands[0];
+    return {p, tir::substitute(body, m), ranges};
+  }
+
+  // The region of producer p that its readers (the consumer's loops inside the attach point and the
+  // stages computed at the same point) need.
+  Region infer_region(Stage* p, const std::vector<ReadSource>& sources) {
     const size_t nd = p->op()->shape.size();
     std::vector<std::optional<tir::Interval>> box(nd);
-    bool any = false;
     auto fail = [&](const std::string& why) {
       return Error("lower " + fname_ + ": cannot infer the region of " + p->name() + " computed at " +
                    p->attach_stage()->name() + ": " + why);
     };
-    tir::visit_expr(src, [&](const Expr& x) {
-      if (x->kind != ExprKind::TensorRead || stage_of(x->producer) != p) return;
-      any = true;
-      for (size_t d = 0; d < nd; ++d) {
-        auto iv = tir::interval_of(x->operands[d], ranges);
-        if (!iv) throw fail("index " + tir::print_expr(x->operands[d]) + " has no bound");
-        if (!box[d]) {
-          box[d] = iv;
-          continue;
+    // Every reader must be one of the sources.
+    for (Stage* r : sch_.stages()) {
+      if (r->attach() == AttachKind::Inline || r == p) continue;
+      bool reads = false;
+      std::function<void(const Operation&)> scan = [&](const Operation& op) {
+        for (const auto& in : op->inputs()) {
+          Stage* is = sch_.find(in.get());
+          if (is == p) reads = true;
+          else if (is && is->attach() == AttachKind::Inline) scan(is->op());
         }
-        auto lo = tir::const_bounds(tir::simplify(iv->min - box[d]->min), {});
-        auto hi = tir::const_bounds(tir::simplify(iv->max - box[d]->max), {});
-        if (!lo || !hi) throw fail("reads at unrelated positions in dimension " + std::to_string(d));
-        if (lo->first < 0) box[d]->min = iv->min;
-        if (hi->first > 0) box[d]->max = iv->max;
-      }
-    });
-    if (!any) throw fail("the consumer does not read it");
+      };
+      scan(r->op());
+      if (!reads) continue;
+      bool listed = false;
+      for (const auto& s : sources) listed |= s.reader == r;
+      if (!listed) throw fail(r->name() + " reads it outside that loop");
+    }
+    bool any = false;
+    for (const auto& s : sources) {
+      tir::visit_expr(s.expr, [&](const Expr& x) {
+        if (x->kind != ExprKind::TensorRead || stage_of(x->producer) != p) return;
+        any = true;
+        for (size_t d = 0; d < nd; ++d) {
+          auto iv = tir::interval_of(x->operands[d], s.ranges);
+          if (!iv) throw fail("index " + tir::print_expr(x->operands[d]) + " has no bound");
+          if (!box[d]) {
+            box[d] = iv;
+            continue;
+          }
+          auto lo = tir::const_bounds(tir::simplify(iv->min - box[d]->min), {});
+          auto hi = tir::const_bounds(tir::simplify(iv->max - box[d]->max), {});
+          if (!lo || !hi) throw fail("reads at unrelated positions in dimension " + std::to_string(d));
+          if (lo->first < 0) box[d]->min = iv->min;
+          if (hi->first > 0) box[d]->max = iv->max;
+        }
+      });
+    }
+    if (!any) throw fail("no stage computed in that loop reads it");
     Region r;
     for (size_t d = 0; d < nd; ++d) {
-      r.min.push_back(tir::simplify(box[d]->min));
-      int64_t e = 0;
-      if (!tir::is_int_const(tir::simplify(box[d]->max - box[d]->min + tir::int_imm(1)), &e))
+      const int64_t dim = p->op()->shape[d];
+      Expr lo = tir::simplify(box[d]->min), hi = tir::simplify(box[d]->max);
+      int64_t e = 0, c = 0;
+      if (!tir::is_int_const(tir::simplify(hi - lo + tir::int_imm(1)), &e))
         throw fail("the extent in dimension " + std::to_string(d) + " is not constant");
+      // Reads outside the tensor are never made (tails are guarded): clip the region to it.
+      if (e >= dim) {
+        lo = tir::int_imm(0);
+        e = dim;
+      } else if (tir::is_int_const(lo, &c) && c < 0) {
+        e = std::min(e + c, dim);
+        lo = tir::int_imm(0);
+      } else if (tir::is_int_const(lo, &c) && c + e > dim) {
+        e = dim - c;
+      }
+      r.min.push_back(lo);
       r.extent.push_back(e);
     }
     return r;

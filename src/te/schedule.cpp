@@ -148,23 +148,6 @@ void Stage::compute_at(Stage& consumer, const Axis& a) {
   for (const auto& t : owner_->outputs_)
     if (owner_->find(t.op().get()) == this)
       throw Error("schedule: compute_at on " + name() + ", an output of the schedule");
-  // The consumer must read this stage, and be its only reader.
-  for (Stage* s : owner_->stages()) {
-    if (s->attach_ == AttachKind::Inline) continue;
-    bool reads = false;
-    std::function<void(const Operation&)> scan = [&](const Operation& op) {
-      for (const auto& in : op->inputs()) {
-        Stage* is = owner_->find(in.get());
-        if (is == this) reads = true;
-        else if (is && is->attach_ == AttachKind::Inline) scan(is->op_);
-      }
-    };
-    scan(s->op_);
-    if (s == &consumer && !reads)
-      throw Error("schedule: compute_at of " + name() + " at " + consumer.name() + ", which does not read it");
-    if (s != &consumer && s != this && reads)
-      throw Error("schedule: compute_at of " + name() + " at " + consumer.name() + ": " + s->name() + " reads it too");
-  }
   attach_ = AttachKind::At;
   attach_stage_ = &consumer;
   attach_axis_ = a;

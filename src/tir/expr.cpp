@@ -128,7 +128,8 @@ Expr tensor_read(Producer p, std::vector<Expr> indices) {
 Expr reduce(ReduceKind k, Expr source, std::vector<IterVar> axes) {
   check_defined(source, "reduce");
   if (axes.empty()) throw Error("te: a reduction needs at least one reduce axis");
-  auto n = make(ExprKind::Reduce, source->dtype, {std::move(source)});
+  const DType t = source->dtype;
+  auto n = make(ExprKind::Reduce, t, {std::move(source)});
   n->reduce_kind = k;
   n->reduce_axes = std::move(axes);
   return n;
