@@ -55,7 +55,9 @@ inline const backends::Backend& backend() { return backends::BackendRegistry::gl
 inline std::vector<Tensor> run_reference(const ir::Expr& fn, const std::vector<Tensor>& inputs) {
   ir::Module m;
   m.functions["main"] = fn;
-  auto r = reference::run_module(m, inputs, {.threads = 2});
+  reference::ExecOptions opts;
+  opts.threads = 2;
+  auto r = reference::run_module(m, inputs, opts);
   EXPECT_TRUE(r.is_ok()) << r.status().message();
   return r.is_ok() ? r.value() : std::vector<Tensor>{};
 }

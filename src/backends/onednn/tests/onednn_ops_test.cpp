@@ -1,0 +1,139 @@
+// Single ops the backend takes outside composites: pooling, batch-norm, softmax, layer-norm,
+// eltwise, binary with broadcasting, concat, reshape, transpose, no-op pads.
+#include "test_util.h"
+
+namespace sy::onednn_test {
+namespace {
+
+ops::Pool2dAttrs pool_attrs(std::vector<int64_t> k, std::vector<int64_t> s, std::vector<int64_t> pad, bool ceil = false,
+                            bool include_pad = false) {
+  ops::Pool2dAttrs a;
+  a.kernel = std::move(k);
+  a.strides = std::move(s);
+  a.padding = std::move(pad);
+  a.ceil_mode = ceil;
+  a.count_include_pad = include_pad;
+  return a;
+}
+
+TEST(OnednnOps, Pooling) {
+  struct Case {
+    OpCode op;
+    ops::Pool2dAttrs a;
+  };
+  std::vector<Case> cases = {
+      {OpCode::MaxPool2d, pool_attrs({3, 3}, {2, 2}, {1, 1, 1, 1})},
+      {OpCode::MaxPool2d, pool_attrs({3, 3}, {2, 2}, {0, 0, 0, 0}, true)},
+      {OpCode::AvgPool2d, pool_attrs({2, 2}, {2, 2}, {0, 0, 0, 0})},
+      {OpCode::AvgPool2d, pool_attrs({3, 3}, {1, 1}, {1, 1, 1, 1}, false, true)},
+      {OpCode::AvgPool2d, pool_attrs({3, 3}, {2, 2}, {1, 1, 1, 1}, true, false)},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(ops::op_name(c.op) + " " + ir::attrs_str(c.a));
+    ir::Expr x = input("x", {1, 16, 11, 11});
+    // After a conv so that the input is blocked.
+    ir::Expr w = cst({16, 16, 1, 1}, 200);
+    ir::Expr cv = ir::call(OpCode::Conv2d, {x, w}, ops::Conv2dAttrs{});
+    ir::Expr fn = region({x}, ir::call(c.op, {cv}, c.a));
+    expect_matches_reference(fn, {random({1, 16, 11, 11}, 14)}, 1e-5);
+  }
+  for (OpCode op : {OpCode::GlobalAvgPool2d, OpCode::GlobalMaxPool2d}) {
+    ir::Expr x = input("x", {2, 24, 7, 5});
+    expect_matches_reference(region({x}, ir::call(op, {x})), {random({2, 24, 7, 5}, 15)}, 1e-5);
+  }
+}
+
+TEST(OnednnOps, BatchNormWithAndWithoutRelu) {
+  ir::Expr x = input("x", {1, 24, 6, 6});
+  auto bn_args = [](const ir::Expr& in, uint64_t seed) {
+    return std::vector<ir::Expr>{in, cst({24}, seed, 0.5f, 1.5f), cst({24}, seed + 1), cst({24}, seed + 2),
+                                 cst({24}, seed + 3, 0.5f, 2.f)};
+  };
+  ops::BatchNormAttrs a;
+  a.epsilon = 1e-3;
+  ir::Expr y = composite("onednn.batch_norm_act", bn_args(x, 210), [&](const std::vector<ir::Expr>& p) {
+    return ir::call(OpCode::Relu, {ir::call(OpCode::BatchNorm, p, a)});
+  });
+  ir::Expr z = ir::call(OpCode::BatchNorm, bn_args(y, 220), a);  // plain op
+  expect_matches_reference(region({x}, z), {random({1, 24, 6, 6}, 16, -2.f, 2.f)}, 1e-5);
+  ir::Expr x2 = input("x", {5, 24});
+  expect_matches_reference(region({x2}, ir::call(OpCode::BatchNorm, bn_args(x2, 230), a)), {random({5, 24}, 17)}, 1e-5);
+}
+
+TEST(OnednnOps, SoftmaxAndLayerNorm) {
+  for (int64_t axis : {1, 2}) {
+    for (OpCode op : {OpCode::Softmax, OpCode::LogSoftmax}) {
+      ir::Expr x = input("x", {2, 6, 10});
+      ops::AxisAttrs a;
+      a.axis = axis;
+      expect_matches_reference(region({x}, ir::call(op, {x}, a)), {random({2, 6, 10}, 18, -3.f, 3.f)}, 1e-5);
+    }
+  }
+  for (int64_t axis : {2, 1}) {
+    ir::Expr x = input("x", {2, 6, 10});
+    ops::LayerNormAttrs a;
+    a.axis = axis;
+    a.epsilon = 1e-5;
+    Shape ps(axis == 2 ? Shape{10} : Shape{6, 10});
+    ir::Expr ln = ir::call(OpCode::LayerNorm, {x, cst(ps, 240, 0.5f, 1.5f), cst(ps, 241)}, a);
+    expect_matches_reference(region({x}, ln), {random({2, 6, 10}, 19, -3.f, 3.f)}, 1e-5);
+  }
+}
+
+TEST(OnednnOps, EveryEltwiseOp) {
+  for (OpCode op : {OpCode::Relu, OpCode::Tanh, OpCode::Sigmoid, OpCode::Exp, OpCode::Abs, OpCode::Neg, OpCode::Round,
+                    OpCode::Softplus, OpCode::Mish, OpCode::HardSwish, OpCode::HardSigmoid, OpCode::Gelu,
+                    OpCode::LeakyRelu, OpCode::Elu, OpCode::Selu, OpCode::Clip}) {
+    SCOPED_TRACE(ops::op_name(op));
+    ir::Expr x = input("x", {3, 17});
+    expect_matches_reference(region({x}, ir::call(op, {x}, ops::op_def(op).make_attrs())),
+                             {random({3, 17}, 20, -3.f, 3.f)}, 1e-5);
+  }
+  for (OpCode op : {OpCode::Log, OpCode::Sqrt, OpCode::Reciprocal}) {  // positive inputs
+    SCOPED_TRACE(ops::op_name(op));
+    ir::Expr x = input("x", {3, 17});
+    expect_matches_reference(region({x}, ir::call(op, {x})), {random({3, 17}, 21, 0.1f, 3.f)}, 1e-5);
+  }
+}
+
+TEST(OnednnOps, BinaryWithBroadcasting) {
+  for (OpCode op : {OpCode::Add, OpCode::Sub, OpCode::Mul, OpCode::Div, OpCode::Maximum, OpCode::Minimum}) {
+    SCOPED_TRACE(ops::op_name(op));
+    ir::Expr a = input("a", {2, 8, 5, 5});
+    ir::Expr b = input("b", {8, 1, 5});
+    ir::Expr c = cst({2, 8, 5, 5}, 250, 0.5f, 1.5f);
+    // full op broadcast; full op full (constant); commutative ops also broadcast op full
+    ir::Expr y = ir::call(op, {ir::call(op, {a, b}), c});
+    if (op == OpCode::Add || op == OpCode::Mul || op == OpCode::Maximum || op == OpCode::Minimum)
+      y = ir::call(op, {b, y});
+    expect_matches_reference(region({a, b}, y), {random({2, 8, 5, 5}, 22, 0.5f, 2.f), random({8, 1, 5}, 23, 0.5f, 2.f)},
+                             1e-5);
+  }
+}
+
+TEST(OnednnOps, ConcatReshapeTransposePad) {
+  ir::Expr x = input("x", {1, 16, 6, 6});
+  ir::Expr w1 = cst({32, 16, 1, 1}, 260);
+  ir::Expr w2 = cst({16, 16, 3, 3}, 261, -0.2f, 0.2f);
+  ops::Conv2dAttrs pad1;
+  pad1.padding = {1, 1, 1, 1};
+  ir::Expr a = ir::call(OpCode::Conv2d, {x, w1}, ops::Conv2dAttrs{});  // blocked
+  ir::Expr b = ir::call(OpCode::Conv2d, {x, w2}, pad1);                // blocked
+  ops::AxisAttrs ax;
+  ax.axis = 1;
+  ir::Expr cat = ir::call(OpCode::Concat, {a, x, b}, ax);  // blocked + plain input
+  ops::PadAttrs zero;
+  zero.pads = std::vector<int64_t>(8, 0);
+  ir::Expr p = ir::call(OpCode::Pad, {cat}, zero);
+  ops::TransposeAttrs tr;
+  tr.perm = {0, 2, 3, 1};
+  ir::Expr t = ir::call(OpCode::Transpose, {p}, tr);
+  ops::ReshapeAttrs rs;
+  rs.newshape = {36, 64};
+  ir::Expr r = ir::call(OpCode::Reshape, {t}, rs);
+  ir::Expr one = ir::call(OpCode::Concat, {r}, ax);
+  expect_matches_reference(region({x}, one), {random({1, 16, 6, 6}, 24)}, 1e-5);
+}
+
+}  // namespace
+}  // namespace sy::onednn_test
