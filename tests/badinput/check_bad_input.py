@@ -32,12 +32,49 @@ CASES = {
     "unknown_zoo_model": (["run", "zoo:resnet9000"], 1, ["resnet9000"]),
     "bad_flag": (["run", "{d}/good.onnx", "--frobnicate"], 2, ["frobnicate"]),
     "bad_threads": (["run", "{d}/good.onnx", "--threads", "-3"], None, ["threads"]),
+    # Artifacts (made from good.onnx by `switchyard compile`, then damaged; see make_artifacts).
+    "artifact_truncated": (["run", "{d}/art_truncated.sya"], 1, ["art_truncated.sya", "truncated"]),
+    "artifact_flipped_byte": (["run", "{d}/art_flipped.sya"], 1, ["art_flipped.sya", "corrupted", "checksum"]),
+    "artifact_flipped_header": (["run", "{d}/art_flipped_header.sya"], 1, ["art_flipped_header.sya"]),
+    "artifact_future_version": (["run", "{d}/art_version.sya"], 1, ["art_version.sya", "version 99"]),
+    "artifact_not_an_artifact": (["run", "{d}/art_garbage.sya"], 1, ["art_garbage.sya", "not a Switchyard artifact"]),
+    "artifact_empty": (["inspect", "{d}/art_empty.sya"], 1, ["art_empty.sya"]),
+    "unknown_backend": (["partition", "{d}/good.onnx", "--backends", "nosuchlib"], 1, ["nosuchlib", "built into"]),
+    "bad_prefer": (["compile", "{d}/good.onnx", "-o", "{d}/x.sya", "--prefer", "nn.conv2d"], 1, ["OP=BACKEND"]),
+    "bad_dump_after": (["partition", "{d}/good.onnx", "--dump-after", "nopass"], 1, ["nopass"]),
 }
+
+
+def make_artifacts(exe, data):
+    """Compiles good.onnx into an artifact and writes damaged copies of it."""
+    good = os.path.join(data, "art_good.sya")
+    subprocess.run([exe, "compile", os.path.join(data, "good.onnx"), "-o", good, "-q"], check=True,
+                   timeout=120)
+    blob = bytearray(open(good, "rb").read())
+
+    def write(name, content):
+        with open(os.path.join(data, name), "wb") as f:
+            f.write(bytes(content))
+
+    write("art_truncated.sya", blob[: len(blob) * 2 // 3])
+    flipped = bytearray(blob)
+    flipped[len(blob) // 2] ^= 0x10  # inside a section's content
+    write("art_flipped.sya", flipped)
+    header = bytearray(blob)
+    header[17] ^= 0x01  # the first section's name length
+    write("art_flipped_header.sya", header)
+    version = bytearray(blob)
+    version[8:12] = (99).to_bytes(4, "little")
+    write("art_version.sya", version)
+    write("art_garbage.sya", b"PK\x03\x04 this is a zip, not an artifact" * 10)
+    write("art_empty.sya", b"")
 
 
 def main():
     exe, data, case = sys.argv[1], sys.argv[2], sys.argv[3]
     argv, want_code, words = CASES[case]
+    if case.startswith("artifact_"):
+        make_artifacts(exe, data)
     cmd = [exe] + [a.format(d=data) for a in argv]
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=120,

@@ -32,6 +32,21 @@ case "$3" in
     "$SY" run zoo:mlp --input input=x.npy --output-dir b2 --threads 1 >/dev/null
     cmp b1/logits.npy b2/logits.npy
     ;;
+  artifact_round_trip)
+    # compile writes one artifact; run in a new process reproduces the in-process outputs bit for bit.
+    expect --stdout-has "wrote mlp.sya" -- "$SY" compile zoo:mlp -o mlp.sya
+    "$SY" run zoo:mlp --output-dir direct --threads 1 >/dev/null
+    expect --stdout-has "artifact" -- "$SY" run mlp.sya --output-dir loaded --threads 1
+    cmp direct/logits.npy loaded/logits.npy && cmp direct/probs.npy loaded/probs.npy
+    expect --json-check 'j["num_ops"] == 4' -- "$SY" inspect mlp.sya --json
+    expect --exit 1 --stderr-lines 1 --stderr-has "already partitioned" -- "$SY" run mlp.sya --backends x
+    ;;
+  partition_dot)
+    # The Graphviz file renders (Debian graphviz) and names the inputs and ops.
+    "$SY" partition zoo:mlp --dot g.dot >/dev/null
+    grep -q 'digraph' g.dot && grep -q 'nn.dense' g.dot
+    if command -v dot >/dev/null; then dot -Tsvg g.dot -o g.svg && grep -q '<svg' g.svg; fi
+    ;;
   print_round_trip)
     # The printed text IR loads back and describes the same model.
     "$SY" print zoo:mlp -o mlp.sy

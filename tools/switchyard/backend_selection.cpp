@@ -54,9 +54,9 @@ void add_backend_options(CLI::App& app, BackendArgs& args, bool with_dump) {
 
 partition::PartitionOptions partition_options(const BackendArgs& args) {
   partition::PartitionOptions opts;
-  if (args.backends.empty()) throw Error("--backends is empty (built in: " + available() + ")");
   std::set<std::string> seen;
-  for (const std::string& name : split_list(args.backends)) {
+  // No --backends: nothing is offloaded (every node native).
+  for (const std::string& name : args.backends.empty() ? std::vector<std::string>{} : split_list(args.backends)) {
     if (name.empty()) throw Error("--backends '" + args.backends + "' has an empty entry");
     if (!seen.insert(name).second) throw Error("--backends lists '" + name + "' twice");
     opts.backends.push_back(&backends::BackendRegistry::global().get(name));
@@ -68,7 +68,7 @@ partition::PartitionOptions partition_options(const BackendArgs& args) {
     std::string op = p.substr(0, eq), backend = p.substr(eq + 1);
     if (!ops::OpRegistry::global().find(op)) throw Error("--prefer '" + p + "': unknown op '" + op + "'");
     if (!seen.count(backend))
-      throw Error("--prefer '" + p + "': backend '" + backend + "' is not in --backends " + args.backends);
+      throw Error("--prefer '" + p + "': backend '" + backend + "' is not in --backends '" + args.backends + "'");
     opts.prefer[op] = backend;
   }
   return opts;

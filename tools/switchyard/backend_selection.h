@@ -18,11 +18,11 @@ struct BackendArgs {
 // Adds --backends and --prefer (and --dump-after if with_dump) to a command.
 void add_backend_options(CLI::App& app, BackendArgs& args, bool with_dump);
 
-// Resolves names against the built-in backends; throws sy::Error naming an unknown backend,
-// an empty list, a duplicate, or a malformed --prefer.
+// Resolves names against the built-in backends (none given: nothing is offloaded); throws
+// sy::Error naming an unknown backend, an empty entry, a duplicate, or a malformed --prefer.
 partition::PartitionOptions partition_options(const BackendArgs& args);
 
-// Runs the pipeline, printing the IR after --dump-after's pass(es) to stderr... to stdout.
+// Runs the pipeline, printing the IR after --dump-after's pass(es) to stdout.
 partition::PartitionResult run_partition(const ir::Module& m, const BackendArgs& args);
 
 // Every backend built into this binary (for loading artifacts).

@@ -1,6 +1,9 @@
 // Shared helpers of the switchyard commands.
 #include "cli_common.h"
 
+#include "backend_selection.h"
+#include "runtime/artifact.h"
+
 #include <unistd.h>
 
 #include <cmath>
@@ -39,6 +42,10 @@ ir::Module load(const std::string& spec, const std::vector<std::string>& input_s
   }
   Progress p;
   p.show("loading " + spec + " ...");
+  if (runtime::looks_like_artifact(spec)) {
+    if (!input_shapes.empty()) throw Error(spec + ": an artifact has fixed input shapes; drop --input-shape");
+    return runtime::load_artifact(spec, all_backends()).module;
+  }
   return api::load_model(spec, opts);
 }
 

@@ -37,7 +37,8 @@ int run_compile(const CompileArgs& a) {
   progress.clear();
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!a.quiet) {
-    std::cout << "model: " << a.model << "  backends (priority order): " << a.backends.backends << "\n";
+    std::cout << "model: " << a.model << "  backends (priority order): "
+              << (a.backends.backends.empty() ? "none" : a.backends.backends) << "\n";
     print_partition(std::cout, m, r, false);
     std::cout << "wrote " << a.output << " (" << si(static_cast<double>(std::filesystem::file_size(a.output)), "B")
               << ") in " << fixed(secs, 1) << " s; run it with: switchyard run " << a.output << "\n";
