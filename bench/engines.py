@@ -1,0 +1,101 @@
+"""The engines the benchmark compares: one line each in ENGINES. Every engine is a command that
+times one model and prints JSON in the shape of `switchyard run --json` (latency_ms.median, ...)."""
+
+import json
+import os
+import subprocess
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+import ort_setup
+from ort_setup import Unavailable
+
+BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
+PYTHON = "/usr/bin/python3"  # Debian's interpreter: python3-torch, python3-onnx
+
+
+@dataclass
+class Context:
+    """Paths and settings every engine may need."""
+    repo: str
+    build_dir: str
+    switchyard: str
+    log: Callable[[str], None]
+    child_env: dict
+    node_modules: Optional[str] = None
+
+
+@dataclass
+class Case:
+    """One exported model: build/tests/models/<name>/{model.onnx, input.npy, meta.json}."""
+    name: str
+    dir: str
+
+    @property
+    def onnx(self):
+        return os.path.join(self.dir, "model.onnx")
+
+    def inputs(self):
+        with open(os.path.join(self.dir, "meta.json")) as f:
+            meta = json.load(f)
+        return [(i["name"], os.path.join(self.dir, i["file"])) for i in meta["inputs"]]
+
+
+def switchyard(backends=None):
+    """`switchyard run`, on the reference executor or with `--backends B`."""
+    def prepare(ctx):
+        if not os.access(ctx.switchyard, os.X_OK):
+            raise Unavailable(f"{ctx.switchyard} missing (ninja -C {ctx.build_dir} switchyard)")
+
+    def command(ctx, case, threads, warmup, repeat):
+        argv = [ctx.switchyard, "run", case.onnx, "--json", "--threads", str(threads),
+                "--warmup", str(warmup), "--repeat", str(repeat)]
+        argv += [a for name, path in case.inputs() for a in ("--input", f"{name}={path}")]
+        return argv + (["--backends", backends] if backends else [])
+    return prepare, command
+
+
+def onnxruntime():
+    """onnxruntime-node from npm, installed into BUILD/bench/node_modules on first use."""
+    def prepare(ctx):
+        ctx.node_modules = ort_setup.ensure(ctx.build_dir, ctx.log)
+
+    def command(ctx, case, threads, warmup, repeat):
+        argv = ["node", os.path.join(BENCH_DIR, "ort_latency.mjs"), "--node-modules",
+                ctx.node_modules, "--model", case.onnx, "--threads", str(threads),
+                "--warmup", str(warmup), "--repeat", str(repeat)]
+        return argv + [a for name, path in case.inputs() for a in ("--input", f"{name}={path}")]
+    return prepare, command
+
+
+def pytorch():
+    """Debian's python3-torch, eager mode, the module export_models.py exported."""
+    def prepare(ctx):
+        proc = subprocess.run([PYTHON, "-c", "import torch, torchvision"], capture_output=True,
+                              text=True)
+        if proc.returncode != 0:
+            raise Unavailable("python3-torch / python3-torchvision missing "
+                              "(apt-get install python3-torch python3-torchvision)")
+
+    def command(ctx, case, threads, warmup, repeat):
+        return [PYTHON, os.path.join(BENCH_DIR, "torch_latency.py"), "--model", case.name,
+                "--model-dir", case.dir, "--threads", str(threads), "--warmup", str(warmup),
+                "--repeat", str(repeat)]
+    return prepare, command
+
+
+@dataclass
+class Engine:
+    key: str     # name for --engines and in the CSV
+    label: str   # column header in the table
+    impl: tuple  # (prepare(ctx) raising Unavailable, command(ctx, case, threads, warmup, repeat))
+
+
+# Table columns in this order. A new engine is one line here.
+ENGINES = [
+    Engine("sy-ref", "Switchyard ref", switchyard()),
+    Engine("sy-onednn", "Switchyard oneDNN", switchyard("onednn")),
+    Engine("ort", "ONNX Runtime", onnxruntime()),
+    Engine("torch", "PyTorch", pytorch()),
+]
+BASELINE = "ort"  # ratios in the table are engine median / this engine's median
