@@ -51,8 +51,9 @@ std::string compile_shared_library(const std::string& source) {
   const std::string cc = env && *env ? env : "cc";
   TempDir dir;
   write_file(dir.path / "kernels.c", source);
-  // OpenMP: libgomp is already in the process (switchyard links it), the library just uses it.
-  const std::string cmd = cc + " -O3 -march=native -fPIC -shared -fopenmp -o '" + (dir.path / "kernels.so").string() +
+  // -fno-math-errno: sqrtf and friends become instructions (we never read errno); no -ffast-math,
+  // NaN and infinity behave as in the reference. OpenMP: libgomp is already in the process.
+  const std::string cmd = cc + " -O3 -march=native -fno-math-errno -fPIC -shared -fopenmp -o '" + (dir.path / "kernels.so").string() +
                           "' '" + (dir.path / "kernels.c").string() + "' -lm 2>&1";
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) throw Error("c_source: cannot start the C compiler '" + cc + "'");
