@@ -187,17 +187,27 @@ class Lowerer {
         throw Error("lower " + fname_ + ": " + p->name() + " is computed at a loop of " + st->name() + " that is no longer a loop (split or fused later)");
       attached[static_cast<size_t>(pos - leaves.begin())].push_back(p);
     }
-    for (size_t k = 0; k < leaves.size(); ++k) {
-      std::vector<ReadSource> sources;
+    // Innermost attach points first: a stage computed at an outer loop may be read by stages
+    // computed at inner loops, whose regions then vary with the loops in between.
+    std::vector<Stage*> inner_stages;
+    for (size_t k = leaves.size(); k-- > 0;) {
       tir::RangeMap inner;
       for (size_t j = k + 1; j < leaves.size(); ++j)
         inner[leaves[j]->var.get()] = {tir::int_imm(0), tir::int_imm(ext.at(leaves[j].get()) - 1)};
-      sources.push_back({st, src, inner});
+      std::vector<ReadSource> sources = {{st, src, inner}};
+      for (Stage* q : inner_stages) {
+        ReadSource rs = region_source(q);
+        rs.ranges.insert(inner.begin(), inner.end());
+        sources.push_back(std::move(rs));
+      }
       for (size_t i = attached[k].size(); i-- > 0;) {
         Stage* p = attached[k][i];
         regions_[p] = infer_region(p, sources);
         buffers_[p] = tir::buffer(p->name(), p->op()->dtype, regions_[p].extent);
-        sources.push_back(region_source(p));
+        ReadSource rs = region_source(p);
+        rs.ranges.insert(inner.begin(), inner.end());
+        sources.push_back(std::move(rs));
+        inner_stages.push_back(p);
       }
     }
 
