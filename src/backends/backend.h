@@ -45,7 +45,7 @@ struct RegionSummary {
 // constants inside the body; composite calls (Composite attr) and plain op calls form the body;
 // the result is a tensor or a tuple of tensors.
 struct ExternFunction {
-  std::string symbol;  // the module-level name, e.g. "onednn_0"
+  std::string symbol;  // the module-level name, e.g. "mylib_0"
   ir::Expr function;   // a FunctionNode with Compiler=<backend>
 };
 
@@ -65,7 +65,7 @@ class RuntimeModule {
 class Backend {
  public:
   virtual ~Backend() = default;
-  virtual std::string name() const = 0;         // "onednn"
+  virtual std::string name() const = 0;         // "mylib"
   virtual std::string description() const = 0;  // one line, for --help and `partition`
   // Ordered: earlier rules are tried first.
   virtual std::vector<CompositeRule> composite_rules() const = 0;

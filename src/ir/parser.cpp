@@ -83,7 +83,7 @@ struct ConstEntry {
 
 class Parser {
  public:
-  explicit Parser(std::string_view src) : toks_(text::lex(src)) {}
+  Parser(std::string_view src, const std::string* blob) : toks_(text::lex(src)), blob_(blob) {}
 
   Module run() {
     Module m;
@@ -531,8 +531,22 @@ class Parser {
         fail_at(s, "constant @" + text::name_text(name.name) + ": malformed base64 data");
       return value;
     }
+    if (is_word(t, "blob")) {
+      next();
+      expect(Tok::LParen, " after blob");
+      const Token& o = expect(Tok::Number, " (byte offset) in blob(...)");
+      int64_t off = int_value(o);
+      expect(Tok::RParen, " after the blob offset");
+      if (!blob_) fail_at(t, "constant @" + text::name_text(name.name) + " refers to binary data, but none was given");
+      if (off < 0 || static_cast<uint64_t>(off) > blob_->size() || blob_->size() - static_cast<size_t>(off) < nbytes)
+        fail_at(o, "constant @" + text::name_text(name.name) + ": " + std::to_string(nbytes) + " bytes at offset " +
+                       std::to_string(off) + " lie outside the " + std::to_string(blob_->size()) + "-byte data");
+      Tensor value(type.dtype, type.shape);
+      std::memcpy(value.raw(), blob_->data() + off, nbytes);
+      return value;
+    }
     if (t.kind != Tok::LBracket)
-      fail_at(t, "expected constant data (base64\"...\" or [values]), got " + describe(t));
+      fail_at(t, "expected constant data (base64\"...\", blob(OFFSET) or [values]), got " + describe(t));
     next();
     std::vector<const Token*> items;
     while (peek().kind != Tok::RBracket) {
@@ -586,13 +600,14 @@ class Parser {
   int depth_ = 0;
   std::unordered_map<std::string, Type> func_types_;
   std::map<std::string, ConstEntry> consts_;
+  const std::string* blob_ = nullptr;
 };
 
 }  // namespace
 
-Result<Module> parse_module(const std::string& text) {
+Result<Module> parse_module(const std::string& text, const std::string* blob) {
   try {
-    return catch_errors([&] { return Parser(text).run(); });
+    return catch_errors([&] { return Parser(text, blob).run(); });
   } catch (const std::bad_alloc&) {
     return Status::error("out of memory while parsing the IR text");
   } catch (const std::exception& e) {

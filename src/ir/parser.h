@@ -15,6 +15,7 @@ namespace sy::ir {
 
 // Errors carry "line:col: message" (1-based; the column counts bytes). Op type errors found
 // while re-inferring call types are reported at the call.
-Result<Module> parse_module(const std::string& text);
+// `blob` holds the bytes that blob(OFFSET) constants refer to (see PrintOptions::blob).
+Result<Module> parse_module(const std::string& text, const std::string* blob = nullptr);
 
 }  // namespace sy::ir

@@ -279,7 +279,8 @@ class TextPrinter {
     // Reserved once: growing a string of hundreds of MB by doubling costs more (page faults and
     // copies) than encoding the data.
     size_t need = os.size() + 16;
-    for (const ConstantNode* c : consts_) need += 96 + (opts_.constant_data ? base64_encoded_size(c->value.nbytes()) : 0);
+    for (const ConstantNode* c : consts_)
+      need += 96 + (opts_.constant_data && !opts_.blob ? base64_encoded_size(c->value.nbytes()) : 0);
     os.reserve(need);
     os += "constants {\n";
     for (const ConstantNode* c : consts_) {
@@ -292,6 +293,11 @@ class TextPrinter {
       std::string lit = t.numel() <= kMaxLiteralElements ? literal_text(t) : "";
       if (!lit.empty()) {
         os += lit;
+      } else if (opts_.constant_data && opts_.blob) {
+        std::string& blob = *opts_.blob;
+        blob.resize((blob.size() + 63) / 64 * 64);
+        os += "blob(" + std::to_string(blob.size()) + ")";
+        blob.append(static_cast<const char*>(t.raw()), t.nbytes());
       } else if (opts_.constant_data) {
         os += "base64\"";
         size_t at = os.size();

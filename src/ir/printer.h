@@ -18,6 +18,10 @@ struct PrintOptions {
   // false: the data of large constants (> 16 elements) is replaced by "..." (readable, but no
   // longer parseable); small constants still print their values.
   bool constant_data = true;
+  // When set (and constant_data), the bytes of large constants are appended here, each at a
+  // 64-byte aligned offset, and printed as blob(OFFSET): binary weights beside the text (the
+  // artifact's form; parse_module takes the same blob back).
+  std::string* blob = nullptr;
 };
 
 std::string print_module(const Module& m, const PrintOptions& opts = {});

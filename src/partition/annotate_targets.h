@@ -1,5 +1,5 @@
 // Pass: decide, node by node, which backend takes it (see the policy in partition_options.h) and
-// wrap each claimed node in a one-node region function: fn (...) attrs {Compiler="onednn"} {...}.
+// wrap each claimed node in a one-node region function: fn (...) attrs {Compiler="mylib"} {...}.
 // Constant arguments move inside the region function (weights travel with the region, once).
 #pragma once
 #include "ir/module.h"

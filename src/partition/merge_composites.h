@@ -1,5 +1,5 @@
 // Pass: turn matches of each backend's composite table into composite functions
-// (fn ... attrs {Composite="onednn.conv2d_bias_relu"}), backends in priority order.
+// (fn ... attrs {Composite="mylib.conv2d_bias_relu"}), backends in priority order.
 #pragma once
 #include "ir/module.h"
 #include "partition/partition_options.h"

@@ -1,5 +1,5 @@
 // Pass: outline each region function of @main into a module-level external function
-// (@onednn_0 with Compiler, global_symbol and Primitive attributes) called from @main.
+// (@mylib_0 with Compiler, global_symbol and Primitive attributes) called from @main.
 #pragma once
 #include "ir/module.h"
 #include "partition/partition_options.h"

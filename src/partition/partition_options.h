@@ -25,7 +25,7 @@ struct PartitionOptions {
 struct NodeDecision {
   std::string node;     // op name, or "composite <name>"
   std::string backend;  // "" = native
-  std::string why;      // the choosing reason (e.g. "onednn first in priority order")
+  std::string why;      // the choosing reason (e.g. "mylib first in priority order")
   std::vector<std::pair<std::string, std::string>> rejections;  // (backend, reason)
 };
 

@@ -27,7 +27,7 @@ struct OpCount {
 };
 OpCount count_ops(const ir::Expr& call);
 
-// "nn.conv2d" or "composite onednn.conv2d_bias_relu".
+// "nn.conv2d" or "composite mylib.conv2d_bias_relu".
 std::string node_label(const ir::Expr& e);
 
 }  // namespace sy::partition

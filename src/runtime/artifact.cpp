@@ -92,7 +92,11 @@ void save_artifact(const CompiledModel& model, const std::string& path) {
   meta["backends"] = nlohmann::json::array();
   for (const auto& [name, _] : model.modules) meta["backends"].push_back(name);
   sections.emplace_back("meta", meta.dump());
-  sections.emplace_back("graph", ir::print_module(model.module));
+  ir::PrintOptions po;
+  std::string weights;
+  po.blob = &weights;
+  sections.emplace_back("graph", ir::print_module(model.module, po));
+  sections.emplace_back("constants", std::move(weights));
   for (const auto& [name, mod] : model.modules) sections.emplace_back(kModulePrefix + name, mod->save());
 
   std::string out(kMagic, sizeof kMagic);
@@ -152,10 +156,10 @@ CompiledModel load_artifact(const std::string& path, const std::vector<const bac
     throw Error(path + ": corrupted artifact: " + std::to_string(data.size() - r.pos - 8) + " unexpected trailing bytes");
   if (checksum(data.data(), r.pos) != stored_total)
     throw Error(path + ": corrupted artifact: the file checksum does not match");
-  for (const char* needed : {"meta", "graph"})
+  for (const char* needed : {"meta", "graph", "constants"})
     if (!sections.count(needed)) throw Error(path + ": corrupted artifact: no '" + needed + "' section");
 
-  Result<ir::Module> parsed = ir::parse_module(sections["graph"]);
+  Result<ir::Module> parsed = ir::parse_module(sections["graph"], &sections["constants"]);
   if (!parsed.is_ok()) throw Error(path + ": corrupted artifact: graph: " + parsed.status().message());
   CompiledModel cm;
   cm.module = std::move(parsed.value());

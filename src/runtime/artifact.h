@@ -6,7 +6,8 @@
 //   section_count x { u32 name_len, name, u64 size, u64 checksum(content), content }
 //   u64 checksum(every byte before it)
 // Sections: "meta" (JSON: writer version, backends), "graph" (IR text of the partitioned module,
-// constants included once), "module:<backend>" (RuntimeModule::save bytes).
+// large constants as blob(OFFSET)), "constants" (their bytes, each constant once),
+// "module:<backend>" (RuntimeModule::save bytes; weights are not repeated there).
 #pragma once
 #include <string>
 #include <vector>

@@ -300,7 +300,7 @@ TEST(IrText, PrintsTheDocumentedLayout) {
   Expr c = call(OpCode::Conv2d, {x, const_of<float>({4, 3, 1, 1}, std::vector<float>(12, 0.5f))}, conv);
   Expr r = call(OpCode::Relu, {c});
   Expr a = var("a", T({1, 4, 8, 8}));
-  Expr f = function({a}, call(OpCode::Relu, {a}), {{"Composite", "onednn.relu"}});
+  Expr f = function({a}, call(OpCode::Relu, {a}), {{"Composite", "mylib.relu"}});
   Expr fr = call_function(f, {r});
   SplitAttrs sp;
   sp.axis = 1;
@@ -315,7 +315,7 @@ TEST(IrText, PrintsTheDocumentedLayout) {
             "def @main(%x: Tensor[(1, 3, 8, 8), float32]) -> (Tensor[(1, 2, 8, 8), float32], Tensor[(1, 4, 8, 8), float32]) {\n"
             "  %0 = nn.conv2d(%x, @c0, strides=[1, 1], padding=[0, 0, 0, 0], dilation=[1, 1], groups=1);\n"
             "  %1 = nn.relu(%0);\n"
-            "  %2 = fn (%a: Tensor[(1, 4, 8, 8), float32]) -> Tensor[(1, 4, 8, 8), float32] attrs {Composite=\"onednn.relu\"} {\n"
+            "  %2 = fn (%a: Tensor[(1, 4, 8, 8), float32]) -> Tensor[(1, 4, 8, 8), float32] attrs {Composite=\"mylib.relu\"} {\n"
             "    nn.relu(%a)\n"
             "  };\n"
             "  %3 = %2(%1);\n"
@@ -378,7 +378,7 @@ TEST(IrText, NamesThatAreNotIdentifiersAreQuoted) {
   Module m;
   m.functions["main"] = function(params, sum);
   Expr h = var("h", T({2}));
-  m.functions["weird name.v2"] = function({h}, h, {{"Compiler", "onednn"}, {"global symbol", "a\"b"}});
+  m.functions["weird name.v2"] = function({h}, h, {{"Compiler", "mylib"}, {"global symbol", "a\"b"}});
   m.output_names = {"output \"0\""};
   std::string text = print_module(m);
   EXPECT_THAT(text, HasSubstr("%\"input.1\": "));
@@ -389,7 +389,7 @@ TEST(IrText, NamesThatAreNotIdentifiersAreQuoted) {
   EXPECT_THAT(text, HasSubstr("%\"line\\nbreak\\ttab\\x01\": "));
   EXPECT_THAT(text, HasSubstr("%x: Tensor[(2,), float32], %x_1: "));
   EXPECT_THAT(text, HasSubstr("def @\"weird name.v2\"(%h: Tensor[(2,), float32]) -> Tensor[(2,), float32] "
-                              "attrs {Compiler=\"onednn\", \"global symbol\"=\"a\\\"b\"} {"));
+                              "attrs {Compiler=\"mylib\", \"global symbol\"=\"a\\\"b\"} {"));
   EXPECT_THAT(text, HasSubstr("#[outputs = [\"output \\\"0\\\"\"]]"));
   Module back = expect_round_trip(m);
   auto& bp = back.functions["main"]->as<FunctionNode>()->params;
@@ -650,3 +650,35 @@ TEST(IrTextErrors, CorruptedTextNeverCrashes) {
     }
   }
 }
+
+namespace sy {
+namespace {
+
+// Large constants can travel as binary beside the text (the artifact's form).
+TEST(IrText, ConstantsAsBinaryBlobRoundTrip) {
+  ir::Expr x = ir::var("x", ir::tensor_type({40}, DType::f32));
+  std::vector<float> w(40);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(i) * 0.37f - 3.0f;
+  ir::Expr c = ir::constant(Tensor::from_vector<float>({40}, w));
+  ir::Module m;
+  m.functions["main"] = ir::function({x}, ir::call(ops::OpCode::Add, {x, c}));
+  std::string blob;
+  ir::PrintOptions po;
+  po.blob = &blob;
+  std::string text = ir::print_module(m, po);
+  EXPECT_NE(text.find("blob(0)"), std::string::npos) << text;
+  EXPECT_EQ(blob.size(), 160u);
+  Result<ir::Module> back = ir::parse_module(text, &blob);
+  ASSERT_TRUE(back.is_ok()) << back.status().message();
+  EXPECT_EQ(ir::print_module(back.value()), ir::print_module(m));
+  Result<ir::Module> no_blob = ir::parse_module(text);
+  ASSERT_FALSE(no_blob.is_ok());
+  EXPECT_NE(no_blob.status().message().find("refers to binary data"), std::string::npos);
+  std::string short_blob = blob.substr(0, 100);
+  Result<ir::Module> cut = ir::parse_module(text, &short_blob);
+  ASSERT_FALSE(cut.is_ok());
+  EXPECT_NE(cut.status().message().find("outside the 100-byte data"), std::string::npos) << cut.status().message();
+}
+
+}  // namespace
+}  // namespace sy

@@ -29,7 +29,7 @@ struct Knobs {
   float weight0 = 0.5f;
   bool swap_params = false;
   bool share_relu = true;
-  std::string composite = "onednn.relu";
+  std::string composite = "mylib.relu";
   int index = 0;
   std::vector<std::string> outputs{"out"};
 };
@@ -90,7 +90,7 @@ TEST(StructuralEqual, EachDifferenceIsFoundAndDescribed) {
   differs(k, "@c0: constant data differs at element 0: 0.5 vs 0.25");
   k = Knobs{};
   k.composite = "other";
-  differs(k, "fn attrs {Composite=\"onednn.relu\"} vs {Composite=\"other\"}");
+  differs(k, "fn attrs {Composite=\"mylib.relu\"} vs {Composite=\"other\"}");
   k = Knobs{};
   k.index = 1;
   differs(k, "index 0 vs 1");

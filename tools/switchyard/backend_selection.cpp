@@ -39,10 +39,9 @@ std::string available() {
 
 void add_backend_options(CLI::App& app, BackendArgs& args, bool with_dump) {
   app.add_option("--backends", args.backends,
-                 "external backends in priority order, e.g. onednn,c_source (built in: " + available() + ")")
+                 "external backends in priority order, comma-separated (built in: " + available() + ")")
       ->type_name("LIST");
-  app.add_option("--prefer", args.prefer,
-                 "OP=BACKEND: ask BACKEND first for calls of OP (IR op name, e.g. nn.conv2d=c_source)")
+  app.add_option("--prefer", args.prefer, "OP=BACKEND: ask BACKEND first for calls of OP (IR op name, e.g. nn.conv2d)")
       ->type_name("OP=BACKEND");
   if (with_dump) {
     std::string names;
@@ -64,7 +63,8 @@ partition::PartitionOptions partition_options(const BackendArgs& args) {
   for (const std::string& p : args.prefer) {
     size_t eq = p.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == p.size())
-      throw Error("--prefer '" + p + "': expected OP=BACKEND, e.g. nn.conv2d=c_source");
+      throw Error("--prefer '" + p + "': expected OP=BACKEND, e.g. nn.conv2d=" +
+                  (opts.backends.empty() ? std::string("BACKEND") : opts.backends.back()->name()));
     std::string op = p.substr(0, eq), backend = p.substr(eq + 1);
     if (!ops::OpRegistry::global().find(op)) throw Error("--prefer '" + p + "': unknown op '" + op + "'");
     if (!seen.count(backend))

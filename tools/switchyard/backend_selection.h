@@ -10,8 +10,8 @@ namespace CLI { class App; }
 namespace sy::cli {
 
 struct BackendArgs {
-  std::string backends;              // "onednn,c_source" (priority order)
-  std::vector<std::string> prefer;   // "nn.conv2d=c_source"
+  std::string backends;              // "mylib,otherlib" (priority order)
+  std::vector<std::string> prefer;   // "nn.conv2d=otherlib"
   std::string dump_after;            // a pass name, or "all"
 };
 

@@ -59,7 +59,7 @@ Command add_compile_command(CLI::App& root) {
   c->footer(
       "The artifact holds the partitioned graph, its constants (once) and every backend's module, with a\n"
       "format version and checksums. Parts not offloaded run on the reference executor.\n"
-      "Example: switchyard compile model.onnx --backends onednn -o model.sya && switchyard run model.sya");
+      "Example: switchyard compile model.onnx --backends LIST -o model.sya && switchyard run model.sya");
   return {c, [args] { return run_compile(*args); }};
 }
 

@@ -62,7 +62,7 @@ Command add_partition_command(CLI::App& root) {
       "Policy: a node goes to the first backend in --backends that accepts it (as a composite pattern or\n"
       "a single op); --prefer OP=BACKEND asks that backend first for OP. A region is offloaded only if its\n"
       "backend finds it worth the copies (a lone elementwise op between native ops stays native).\n"
-      "Example: switchyard partition model.onnx --backends onednn,c_source --explain --dot g.dot");
+      "Example: switchyard partition model.onnx --backends LIST --explain --dot g.dot");
   return {c, [args] { return run_partition_cmd(*args); }};
 }
 

@@ -55,8 +55,8 @@ int main_impl(int argc, char** argv) {
       "  switchyard demo\n"
       "  switchyard inspect zoo:resnet50\n"
       "  switchyard run model.onnx --input input=x.npy --output-dir out --repeat 10\n"
-      "  switchyard partition model.onnx --backends onednn --explain\n"
-      "  switchyard compile model.onnx --backends onednn -o model.sya && switchyard run model.sya\n"
+      "  switchyard partition model.onnx --backends LIST --explain\n"
+      "  switchyard compile model.onnx --backends LIST -o model.sya && switchyard run model.sya\n"
       "Run `switchyard COMMAND --help` for the options of a command.");
   std::vector<sy::cli::Command> commands = {
       sy::cli::add_inspect_command(app), sy::cli::add_run_command(app), sy::cli::add_partition_command(app),

@@ -102,7 +102,8 @@ void print_partition(std::ostream& os, const ir::Module& original, const partiti
     os << "  " << d.node << " -> " << (d.backend.empty() ? "native" : d.backend);
     if (!d.why.empty()) os << "  (" << d.why << ")";
     os << "\n";
-    for (const auto& [b, why] : d.rejections) os << "      " << b << ": " << why << "\n";
+    for (const auto& [b, why] : d.rejections)
+      os << "      " << (why.rfind(b + ":", 0) == 0 || why.rfind(b + " ", 0) == 0 ? "" : b + ": ") << why << "\n";
   }
   for (const auto& reg : r.report.regions)
     if (!reg.offloaded)
