@@ -309,21 +309,31 @@ class Lowerer {
       for (const auto& s : sources) listed |= s.reader == r;
       if (!listed) throw fail(r->name() + " reads it outside that loop");
     }
+    // Per dimension: the union of the read intervals, or the whole dimension when the reads have
+    // no bound or lie at positions that do not differ by a constant.
     bool any = false;
+    std::vector<bool> whole(nd, false);
     for (const auto& s : sources) {
       tir::visit_expr(s.expr, [&](const Expr& x) {
         if (x->kind != ExprKind::TensorRead || stage_of(x->producer) != p) return;
         any = true;
         for (size_t d = 0; d < nd; ++d) {
+          if (whole[d]) continue;
           auto iv = tir::interval_of(x->operands[d], s.ranges);
-          if (!iv) throw fail("index " + tir::print_expr(x->operands[d]) + " has no bound");
+          if (!iv) {
+            whole[d] = true;
+            continue;
+          }
           if (!box[d]) {
             box[d] = iv;
             continue;
           }
           auto lo = tir::const_bounds(tir::simplify(iv->min - box[d]->min), {});
           auto hi = tir::const_bounds(tir::simplify(iv->max - box[d]->max), {});
-          if (!lo || !hi) throw fail("reads at unrelated positions in dimension " + std::to_string(d));
+          if (!lo || !hi) {
+            whole[d] = true;
+            continue;
+          }
           if (lo->first < 0) box[d]->min = iv->min;
           if (hi->first > 0) box[d]->max = iv->max;
         }
@@ -333,10 +343,14 @@ class Lowerer {
     Region r;
     for (size_t d = 0; d < nd; ++d) {
       const int64_t dim = p->op()->shape[d];
+      if (whole[d]) {
+        r.min.push_back(tir::int_imm(0));
+        r.extent.push_back(dim);
+        continue;
+      }
       Expr lo = tir::simplify(box[d]->min), hi = tir::simplify(box[d]->max);
       int64_t e = 0, c = 0;
-      if (!tir::is_int_const(tir::simplify(hi - lo + tir::int_imm(1)), &e))
-        throw fail("the extent in dimension " + std::to_string(d) + " is not constant");
+      if (!tir::is_int_const(tir::simplify(hi - lo + tir::int_imm(1)), &e)) e = dim;  // e.g. a data-dependent window
       // Reads outside the tensor are never made (tails are guarded): clip the region to it.
       if (e >= dim) {
         lo = tir::int_imm(0);

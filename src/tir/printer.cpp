@@ -57,10 +57,9 @@ class Printer {
       case ExprKind::FloatImm: return float_text(e->float_value, e->dtype);
       case ExprKind::Var: return names.name(e.get(), e->name);
       case ExprKind::Min: case ExprKind::Max:
-        return std::string(expr_kind_name(e->kind)) + "(" + expr(e->operands[0]) + ", " + expr(e->operands[1]) + ")";
+        return std::string(expr_kind_name(e->kind)) + "(" + list(e->operands) + ")";
       case ExprKind::Not: return "!" + wrap(e->operands[0], 9);
-      case ExprKind::Select:
-        return "select(" + expr(e->operands[0]) + ", " + expr(e->operands[1]) + ", " + expr(e->operands[2]) + ")";
+      case ExprKind::Select: return "select(" + list(e->operands) + ")";
       case ExprKind::Cast: return std::string(dtype_name(e->dtype)) + "(" + expr(e->operands[0]) + ")";
       case ExprKind::Call: return e->name + "(" + list(e->operands) + ")";
       case ExprKind::Load: return names.name(e->buffer.get(), e->buffer->name) + "[" + list(e->operands) + "]";
@@ -74,7 +73,8 @@ class Printer {
       }
       default: {
         const int p = precedence(e->kind);
-        return wrap(e->operands[0], p) + " " + expr_kind_name(e->kind) + " " + wrap(e->operands[1], p + 1);
+        std::string lhs = wrap(e->operands[0], p);  // sequenced: names are given in reading order
+        return lhs + " " + expr_kind_name(e->kind) + " " + wrap(e->operands[1], p + 1);
       }
     }
   }

@@ -144,6 +144,15 @@ Expr rewrite(const Expr& in, const RangeMap& ranges) {
     case ExprKind::GE:
       if (!is_integer(o[0]->dtype)) return e;
       if (can_prove(e, ranges)) return int_imm(1, DType::boolean);
+      if (int64_t c = 0; is_int_const(o[1], &c) && is_index_like(o[0]->dtype)) {
+        // a + c1 < c2  ->  a < c2 - c1
+        LinearForm f = linear_form(o[0]);
+        if (f.constant != 0 && !f.terms.empty()) {
+          const int64_t k = f.constant;
+          f.constant = 0;
+          return rewrite(binary(e->kind, from_linear_form(f), int_imm(c - k, o[1]->dtype)), ranges);
+        }
+      }
       {
         ExprKind neg = e->kind == ExprKind::EQ ? ExprKind::NE : e->kind == ExprKind::NE ? ExprKind::EQ
                      : e->kind == ExprKind::LT ? ExprKind::GE : e->kind == ExprKind::LE ? ExprKind::GT
@@ -162,6 +171,8 @@ Expr rewrite(const Expr& in, const RangeMap& ranges) {
       if (is_const_value(o[0], 1) || is_const_value(o[1], 1)) return int_imm(1, DType::boolean);
       return e;
     case ExprKind::Select:
+      if (is_const_value(o[0], 1)) return o[1];
+      if (is_const_value(o[0], 0)) return o[2];
       if (expr_equal(o[1], o[2])) return o[1];
       return e;
     default: return e;

@@ -188,7 +188,8 @@ class FuncGen {
   }
 
   std::string bin(const Expr& e, const char* op) {
-    return "(" + expr(e->operands[0]) + " " + op + " " + expr(e->operands[1]) + ")";
+    std::string lhs = expr(e->operands[0]);
+    return "(" + lhs + " " + op + " " + expr(e->operands[1]) + ")";
   }
 
   void stmt(const Stmt& s, int ind) {

@@ -1,0 +1,134 @@
+// Loop-IR passes one at a time: arithmetic, simplify, loop partition, remove no-op, vectorize
+// legalization, unrolling, and the verifier.
+#include <gtest/gtest.h>
+
+#include "tir/arith.h"
+#include "tir/loop_partition.h"
+#include "tir/printer.h"
+#include "tir/remove_no_op.h"
+#include "tir/simplify.h"
+#include "tir/vectorize.h"
+#include "tir/verifier.h"
+
+using namespace sy;
+using namespace sy::tir;
+
+namespace {
+RangeMap range(const Expr& v, int64_t lo, int64_t hi) { return {{v.get(), {int_imm(lo), int_imm(hi)}}}; }
+}  // namespace
+
+TEST(TirArith, LinearFormsCancelAndIntervalsBound) {
+  Expr i = var("i"), j = var("j");
+  EXPECT_EQ(print_expr(simplify((i * 8 + j + 3) - (i * 8 + 1))), "j + 2");
+  EXPECT_EQ(print_expr(simplify(i * 4 - i * 4)), "0");
+  RangeMap r = range(j, 0, 7);
+  r[i.get()] = {int_imm(0), int_imm(3)};
+  auto b = const_bounds(i * 8 + j, r);
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->first, 0);
+  EXPECT_EQ(b->second, 31);
+  EXPECT_TRUE(can_prove(i * 8 + j < 32, r));
+  EXPECT_FALSE(can_prove(i * 8 + j < 31, r));
+  // Symbolic ends: only j ranges; i stays a point.
+  auto iv = interval_of(i * 8 + j * 2, range(j, 0, 3));
+  ASSERT_TRUE(iv);
+  EXPECT_EQ(print_expr(iv->min), "i * 8");
+  EXPECT_EQ(print_expr(iv->max), "i * 8 + 6");
+  EXPECT_EQ(floor_div(-7, 2), -4);
+  EXPECT_EQ(floor_mod(-7, 2), 1);
+}
+
+TEST(TirSimplify, FoldsDivModMinMaxAndComparisons) {
+  Expr i = var("i"), j = var("j");
+  RangeMap r = range(j, 0, 7);
+  EXPECT_EQ(print_expr(simplify((i * 8 + j) / 8, r)), "i");
+  EXPECT_EQ(print_expr(simplify((i * 8 + j) % 8, r)), "j");
+  EXPECT_EQ(print_expr(simplify(min(j, int_imm(9)), r)), "j");
+  EXPECT_EQ(print_expr(simplify(j < 8, r)), "true");
+  EXPECT_EQ(print_expr(simplify(j >= 8, r)), "false");
+  EXPECT_EQ(print_expr(simplify(int_imm(-7) / 2)), "-4");
+  EXPECT_EQ(print_expr(simplify(float_imm(1.5) * float_imm(2.0))), "3.0f");
+  EXPECT_EQ(print_expr(simplify(select(int_imm(1, DType::boolean), i, j))), "i");
+}
+
+TEST(TirSimplify, LoopsOfOneIterationAndDecidedBranches) {
+  Expr i = var("i"), j = var("j");
+  Buffer b = buffer("B", DType::f32, {16});
+  Stmt s = for_loop(i, int_imm(0), int_imm(1), ForKind::Serial,
+                    for_loop(j, int_imm(0), int_imm(8), ForKind::Serial,
+                             if_then_else(i * 8 + j < 8, store(b, {i * 8 + j}, float_imm(1.0)))));
+  EXPECT_EQ(print_stmt(simplify(s)), "for j in [0, 8) {\n  B[j] = 1.0f\n}\n");
+}
+
+TEST(TirLoopPartition, SplitsTheTailOffAGuardedLoop) {
+  Expr o = var("o"), in = var("in");
+  Buffer b = buffer("B", DType::f32, {30});
+  Stmt s = for_loop(o, int_imm(0), int_imm(4), ForKind::Parallel,
+                    for_loop(in, int_imm(0), int_imm(8), ForKind::Vectorized,
+                             if_then_else(o * 8 + in < 30, store(b, {o * 8 + in}, float_imm(0.0)))));
+  Stmt p = simplify(loop_partition(s));
+  EXPECT_EQ(print_stmt(p), R"(parallel for o in [0, 3) {
+  vectorized for in in [0, 8) {
+    B[o * 8 + in] = 0.0f
+  }
+}
+vectorized for in in [0, 8) {
+  if in < 6 {
+    B[in + 24] = 0.0f
+  }
+}
+)");
+  // A second round partitions the remaining tail loop itself.
+  EXPECT_EQ(print_stmt(simplify(loop_partition(p))), R"(parallel for o in [0, 3) {
+  vectorized for in in [0, 8) {
+    B[o * 8 + in] = 0.0f
+  }
+}
+vectorized for in in [0, 6) {
+  B[in + 24] = 0.0f
+}
+)");
+}
+
+TEST(TirRemoveNoOp, DropsSelfStoresUnusedLetsAndEmptyLoops) {
+  Expr i = var("i"), x = var("x");
+  Buffer b = buffer("B", DType::f32, {4}), t = buffer("T", DType::f32, {4});
+  Stmt s = seq({for_loop(i, int_imm(0), int_imm(4), ForKind::Serial, store(b, {i}, load(b, {i}))),
+                let_stmt(x, var("y"), store(b, {int_imm(0)}, float_imm(1.0))),
+                allocate(t, store(b, {int_imm(1)}, float_imm(2.0)))});
+  EXPECT_EQ(print_stmt(remove_no_op(s)), "B[0] = 1.0f\nB[1] = 2.0f\n");
+}
+
+TEST(TirVectorize, IllegalVectorLoopsBecomeSerialAndUnrollExpands) {
+  Expr i = var("i"), k = var("k");
+  Buffer b = buffer("B", DType::f32, {4}), a = buffer("A", DType::f32, {4, 4});
+  // A reduction into B[0] cannot be a SIMD loop; an elementwise loop can.
+  Stmt red = for_loop(k, int_imm(0), int_imm(4), ForKind::Vectorized,
+                      store(b, {int_imm(0)}, load(b, {int_imm(0)}) + load(a, {int_imm(0), k})));
+  EXPECT_EQ(legalize_vectorize(red)->for_kind, ForKind::Serial);
+  Stmt ew = for_loop(k, int_imm(0), int_imm(4), ForKind::Vectorized, store(b, {k}, load(a, {int_imm(1), k})));
+  EXPECT_EQ(legalize_vectorize(ew)->for_kind, ForKind::Vectorized);
+  Stmt nested = for_loop(i, int_imm(0), int_imm(4), ForKind::Vectorized, ew);
+  EXPECT_EQ(legalize_vectorize(nested)->for_kind, ForKind::Serial);
+  Stmt unrolled = for_loop(i, int_imm(0), int_imm(2), ForKind::Unrolled, store(b, {i}, float_imm(0.0)));
+  EXPECT_EQ(print_stmt(simplify(unroll_loops(unrolled))), "B[0] = 0.0f\nB[1] = 0.0f\n");
+}
+
+TEST(TirVerifier, ReportsScopeAndLoopErrors) {
+  Expr i = var("i"), j = var("j");
+  Buffer p = buffer("P", DType::f32, {4}), t = buffer("T", DType::f32, {4});
+  PrimFunc ok{"ok", {p}, for_loop(i, int_imm(0), int_imm(4), ForKind::Serial, store(p, {i}, float_imm(0.0)))};
+  EXPECT_TRUE(verify(ok).empty());
+  PrimFunc bad{"bad", {p},
+               seq({store(p, {j}, float_imm(0.0)), store(t, {int_imm(0)}, float_imm(0.0)),
+                    for_loop(i, int_imm(0), int_imm(2), ForKind::Parallel,
+                             for_loop(j, int_imm(0), var("n"), ForKind::Parallel, store(p, {j}, float_imm(1.0))))})};
+  auto errs = verify(bad);
+  std::string all;
+  for (const auto& e : errs) all += e + "\n";
+  EXPECT_NE(all.find("variable j is used outside its scope"), std::string::npos) << all;
+  EXPECT_NE(all.find("buffer T is stored outside its scope"), std::string::npos) << all;
+  EXPECT_NE(all.find("parallel loop j is nested in a parallel loop"), std::string::npos) << all;
+  EXPECT_NE(all.find("variable n is used outside its scope"), std::string::npos) << all;
+  EXPECT_THROW(check_valid(bad), InternalError);
+}
