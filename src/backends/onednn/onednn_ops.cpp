@@ -87,6 +87,13 @@ std::string check_binary(const ir::CallNode& c) {
 
 }  // namespace
 
+bool scalar_constant(const ir::Expr& e, float* value) {
+  auto* c = e->as<ir::ConstantNode>();
+  if (!c || c->value.numel() != 1 || c->value.dtype() != DType::f32) return false;
+  *value = c->value.data<float>()[0];
+  return true;
+}
+
 std::optional<std::vector<EltStep>> eltwise_steps(const ir::CallNode& c) {
   if (!c.is_op()) return std::nullopt;
   using E = EltAlg;
@@ -215,6 +222,24 @@ std::string check_op(const ir::CallNode& c) {
       if (auto r = check_tensors(c); !r.empty()) return r;
       return "";  // float32 to float32: a copy
     }
+    case OpCode::ReduceSum: case OpCode::ReduceMean: case OpCode::ReduceMax: case OpCode::ReduceMin:
+    case OpCode::ReduceProd: case OpCode::ReduceL1: case OpCode::ReduceL2: case OpCode::ReduceSumSquare:
+      return check_tensors(c);
+    case OpCode::Pow: {
+      if (auto r = check_tensors(c); !r.empty()) return r;
+      float p;
+      if (!scalar_constant(c.args[1], &p)) return why(op, "the exponent must be a scalar constant");
+      if (ir::shape_of(c.args[0]) != c.type->shape) return why(op, "the exponent broadcasts the base");
+      return "";
+    }
+    case OpCode::StridedSlice: {
+      if (auto r = check_tensors(c); !r.empty()) return r;
+      for (int64_t st : c.attrs_as<ops::StridedSliceAttrs>().strides)
+        if (st <= 0) return why(op, "negative steps are not supported");
+      return "";
+    }
+    case OpCode::Erf:
+      return why(op, "no oneDNN primitive for erf alone (GELU written with erf is taken as onednn.gelu_erf)");
     case OpCode::Pad: {
       if (auto r = check_tensors(c); !r.empty()) return r;
       const auto& a = c.attrs_as<ops::PadAttrs>();

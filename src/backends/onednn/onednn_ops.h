@@ -34,6 +34,9 @@ std::string check_op(const ir::CallNode& call);
 // The op's name as used in reasons: "conv2d" for nn.conv2d.
 std::string short_name(ops::OpCode op);
 
+// Whether e is a float32 constant with one element (any rank); sets *value.
+bool scalar_constant(const ir::Expr& e, float* value);
+
 // Whether the node is a plain op call of `op`.
 inline const ir::CallNode* as_op(const ir::Expr& e, ops::OpCode op) {
   auto* c = e->as<ir::CallNode>();

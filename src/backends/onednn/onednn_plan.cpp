@@ -537,14 +537,15 @@ struct Plan::Impl {
         return dn::convolution_forward::primitive_desc(d, attr, cpu_engine());
       });
     };
-    // First pass without post-ops: learn the dst layout the convolution prefers.
+    // First pass without post-ops: learn the dst layout the convolution prefers; the second pass
+    // (with the post-ops, whose operands were laid out for that dst) asks for it explicitly.
     md_t dst_md = make_pd(base_attr()).dst_desc();
     Fused f;
     size_t taken = build_post_ops(posts, ys, to_dims(ys), dst_md, true, f);
     dn::primitive_attr attr = base_attr();
     attr.set_post_ops(f.po);
+    dst_any = dst_md;
     auto pd = make_pd(attr);
-    if (!(pd.dst_desc() == dst_md)) fail("convolution changed its dst layout when post-ops were added");
     int src = to_md(x, pd.src_desc());
     bool wtemp = false, btemp = false;
     int w = weight(args[1], w_user, pd.weights_desc(), &wtemp);
@@ -736,43 +737,8 @@ struct Plan::Impl {
 
   int layer_norm(const ir::CallNode& c, const std::vector<ir::Expr>& args) {
     const auto& a = c.attrs_as<ops::LayerNormAttrs>();
-    const Shape& xs = ir::shape_of(args[0]);
-    const size_t axis = static_cast<size_t>(a.axis);
-    int64_t outer = 1, inner = 1;
-    for (size_t i = 0; i < xs.size(); ++i) (i < axis ? outer : inner) *= xs[i];
-    md_t md = plain_md(dims_t{outer, inner});
-    int xp = to_plain(value_of(args[0]), xs);
-    int x = alias(xp, md);
-    release(xp);
-    auto flags = dn::normalization_flags::use_scale;
-    if (args.size() > 2) flags = flags | dn::normalization_flags::use_shift;
-    auto pd = guard([&] {
-      return dn::layer_normalization_forward::primitive_desc(
-          dn::layer_normalization_forward::desc(dn::prop_kind::forward_inference, md, static_cast<float>(a.epsilon),
-                                                flags),
-          base_attr(), cpu_engine());
-    });
-    int out = new_value(md);
-    bool t;
-    std::vector<std::pair<int, int>> sargs{{DNNL_ARG_SRC, x}, {DNNL_ARG_DST, out}};
-    sargs.push_back({DNNL_ARG_SCALE, weight(args[1], plain_md(dims_t{inner}), plain_md(dims_t{inner}), &t)});
-    if (args.size() > 2)
-      sargs.push_back({DNNL_ARG_SHIFT, weight(args[2], plain_md(dims_t{inner}), plain_md(dims_t{inner}), &t)});
-    std::vector<int> temps;
-    if (pd.mean_desc().get_size() > 0) {
-      temps.push_back(new_value(pd.mean_desc()));
-      sargs.push_back({DNNL_ARG_MEAN, temps.back()});
-    }
-    if (pd.variance_desc().get_size() > 0) {
-      temps.push_back(new_value(pd.variance_desc()));
-      sargs.push_back({DNNL_ARG_VARIANCE, temps.back()});
-    }
-    add_step(pd, dn::layer_normalization_forward(pd), sargs);
-    for (int t2 : temps) release(t2);
-    release(x);
-    int res = alias(out, plain_md(xs));
-    release(out);
-    return res;
+    return layer_norm_of(args[0], static_cast<size_t>(a.axis), static_cast<float>(a.epsilon), &args[1],
+                         args.size() > 2 ? &args[2] : nullptr);
   }
 
   int concat(const ir::CallNode& c, const std::vector<ir::Expr>& args) {
@@ -828,6 +794,100 @@ struct Plan::Impl {
     return out;
   }
 
+  int reduce(const ir::CallNode& c, const ir::Expr& xe) {
+    const auto& a = c.attrs_as<ops::ReduceAttrs>();
+    const Shape& xs = ir::shape_of(xe);
+    int x = to_plain(value_of(xe), xs);
+    if (a.axes.empty()) return x;
+    dims_t kd = to_dims(xs);
+    for (int64_t ax : a.axes) kd[static_cast<size_t>(ax)] = 1;
+    dn::algorithm alg = dn::algorithm::reduction_sum;
+    float p = 0.f;
+    switch (c.op) {
+      case OpCode::ReduceSum: alg = dn::algorithm::reduction_sum; break;
+      case OpCode::ReduceMean: alg = dn::algorithm::reduction_mean; break;
+      case OpCode::ReduceMax: alg = dn::algorithm::reduction_max; break;
+      case OpCode::ReduceMin: alg = dn::algorithm::reduction_min; break;
+      case OpCode::ReduceProd: alg = dn::algorithm::reduction_mul; break;
+      case OpCode::ReduceL1: alg = dn::algorithm::reduction_norm_lp_sum; p = 1.f; break;
+      case OpCode::ReduceL2: alg = dn::algorithm::reduction_norm_lp_sum; p = 2.f; break;
+      case OpCode::ReduceSumSquare: alg = dn::algorithm::reduction_norm_lp_power_p_sum; p = 2.f; break;
+      default: fail("not a reduction");
+    }
+    md_t dst = plain_md(kd);
+    auto pd = guard([&] {
+      return dn::reduction::primitive_desc(dn::reduction::desc(alg, md_of(x), dst, p, 0.f), base_attr(), cpu_engine());
+    });
+    int out = new_value(dst);
+    add_step(pd, dn::reduction(pd), {{DNNL_ARG_SRC, x}, {DNNL_ARG_DST, out}});
+    release(x);
+    int res = alias(out, plain_md(c.type->shape));
+    release(out);
+    return res;
+  }
+
+  int strided_slice(const ir::CallNode& c, const ir::Expr& xe) {
+    const auto& a = c.attrs_as<ops::StridedSliceAttrs>();
+    const Shape& xs = ir::shape_of(xe);
+    const Shape& ys = c.type->shape;
+    int x = to_plain(value_of(xe), xs);
+    dims_t in_st = row_major_strides(to_dims(xs));
+    dims_t d = to_dims(ys), st(d.size(), 1);
+    int64_t off = 0;
+    for (size_t i = 0; i < xs.size(); ++i) {
+      st[i] = in_st[i] * a.strides[i];
+      off += a.begin[i] * in_st[i];
+    }
+    md_t view_md(d, f32, st);
+    view_md.data.offset0 = off;
+    int view = alias(x, view_md);
+    release(x);
+    int out = new_value(plain_md(d));
+    auto pd = guard([&] { return dn::reorder::primitive_desc(cpu_engine(), view_md, cpu_engine(), md_of(out), base_attr()); });
+    add_step(pd, dn::reorder(pd), {{DNNL_ARG_FROM, view}, {DNNL_ARG_TO, out}});
+    release(view);
+    return out;
+  }
+
+  // Layer normalisation of x over its trailing `norm_rank` axes, with optional scale and shift.
+  int layer_norm_of(const ir::Expr& xe, size_t axis, float eps, const ir::Expr* scale, const ir::Expr* shift) {
+    const Shape& xs = ir::shape_of(xe);
+    int64_t outer = 1, inner = 1;
+    for (size_t i = 0; i < xs.size(); ++i) (i < axis ? outer : inner) *= xs[i];
+    md_t md = plain_md(dims_t{outer, inner});
+    int xp = to_plain(value_of(xe), xs);
+    int x = alias(xp, md);
+    release(xp);
+    auto flags = dn::normalization_flags::none;
+    if (scale) flags = flags | dn::normalization_flags::use_scale;
+    if (shift) flags = flags | dn::normalization_flags::use_shift;
+    auto pd = guard([&] {
+      return dn::layer_normalization_forward::primitive_desc(
+          dn::layer_normalization_forward::desc(dn::prop_kind::forward_inference, md, eps, flags), base_attr(),
+          cpu_engine());
+    });
+    int out = new_value(md);
+    bool t;
+    std::vector<std::pair<int, int>> sargs{{DNNL_ARG_SRC, x}, {DNNL_ARG_DST, out}};
+    if (scale) sargs.push_back({DNNL_ARG_SCALE, weight(*scale, plain_md(dims_t{inner}), plain_md(dims_t{inner}), &t)});
+    if (shift) sargs.push_back({DNNL_ARG_SHIFT, weight(*shift, plain_md(dims_t{inner}), plain_md(dims_t{inner}), &t)});
+    std::vector<int> temps;
+    if (pd.mean_desc().get_size() > 0) {
+      temps.push_back(new_value(pd.mean_desc()));
+      sargs.push_back({DNNL_ARG_MEAN, temps.back()});
+    }
+    if (pd.variance_desc().get_size() > 0) {
+      temps.push_back(new_value(pd.variance_desc()));
+      sargs.push_back({DNNL_ARG_VARIANCE, temps.back()});
+    }
+    add_step(pd, dn::layer_normalization_forward(pd), sargs);
+    for (int t2 : temps) release(t2);
+    release(x);
+    int res = alias(out, plain_md(xs));
+    release(out);
+    return res;
+  }
+
   // Lowers one op call (args already resolved) with post-ops; returns the result value (owned).
   int lower_op(const ir::CallNode& c, const std::vector<ir::Expr>& args, const std::vector<PostOp>& posts) {
     where = short_name(c.op);
@@ -870,6 +930,20 @@ struct Plan::Impl {
         }
         break;
       case OpCode::Transpose: out = transpose(c, args[0]); break;
+      case OpCode::StridedSlice: out = strided_slice(c, args[0]); break;
+      case OpCode::ReduceSum: case OpCode::ReduceMean: case OpCode::ReduceMax: case OpCode::ReduceMin:
+      case OpCode::ReduceProd: case OpCode::ReduceL1: case OpCode::ReduceL2: case OpCode::ReduceSumSquare:
+        out = reduce(c, args[0]);
+        break;
+      case OpCode::Pow: {
+        float p;
+        if (!scalar_constant(args[1], &p)) fail("the exponent must be a scalar constant");
+        int x = value_of(args[0]);
+        EltStep step = p == 2.f ? EltStep{EltAlg::Square, 0.f, 0.f} : EltStep{EltAlg::Pow, 1.f, p};
+        if (dies_here(args[0])) out = eltwise(alias(x, md_of(x)), step, true);
+        else out = eltwise(x, step, false);
+        break;
+      }
       case OpCode::Reshape: {
         int x = to_plain(value_of(args[0]), ir::shape_of(args[0]));
         out = alias(x, plain_md(ys));
@@ -938,6 +1012,9 @@ struct Plan::Impl {
     const ir::CallNode* anchor = nullptr;
     std::vector<PostOp> posts;
     int out;
+    const auto name_it = f.attrs.find("Composite");
+    const std::string name = name_it == f.attrs.end() ? "" : name_it->second;
+    if (name == "onednn.gelu_erf" || name == "onednn.layer_norm") return lower_written_out(name, f);
     // Interior nodes of a chain are used once each, inside the chain (the rewriter guarantees it).
     if (parse_chain(f, &anchor, posts)) {
       std::vector<ir::Expr> args;
@@ -969,6 +1046,46 @@ struct Plan::Impl {
       }
     }
     return out;
+  }
+
+  // Composites whose body writes out what one oneDNN primitive computes (checked by the rules).
+  int lower_written_out(const std::string& name, const ir::FunctionNode& f) {
+    const std::vector<ir::Expr> order = ir::post_order(f.body);
+    auto find = [&](OpCode op) -> const ir::CallNode* {
+      for (const ir::Expr& e : order)
+        if (auto* c = as_op(e, op)) return c;
+      fail("composite " + name + " without " + short_name(op));
+    };
+    if (name == "onednn.gelu_erf") {
+      const ir::Expr x = resolve(find(OpCode::Div)->args[0]);
+      int xv = value_of(x);
+      if (dies_here(x)) return eltwise(alias(xv, md_of(xv)), {EltAlg::GeluErf}, true);
+      return eltwise(xv, {EltAlg::GeluErf}, false);
+    }
+    const ir::CallNode* sub = find(OpCode::Sub);
+    const ir::CallNode* mean = as_op(sub->args[1], OpCode::ReduceMean);
+    SY_CHECK(mean) << "layer_norm composite without its mean";
+    const ir::Expr x = resolve(sub->args[0]);
+    const size_t axis = ir::shape_of(x).size() - mean->attrs_as<ops::ReduceAttrs>().axes.size();
+    float eps = 0.f;
+    const ir::Expr* scale = nullptr;
+    const ir::Expr* shift = nullptr;
+    std::vector<ir::Expr> consts;
+    consts.reserve(4);
+    for (const ir::Expr& e : order) {
+      auto* c = e->as<ir::CallNode>();
+      if (!c || !c->is_op()) continue;
+      if (c->op == OpCode::Add && as_op(c->args[0], OpCode::ReduceMean)) {
+        if (!scalar_constant(resolve(c->args[1]), &eps)) fail("epsilon is not a scalar constant");
+      } else if (c->op == OpCode::Mul) {
+        consts.push_back(resolve(c->args[1]));
+        scale = &consts.back();
+      } else if (c->op == OpCode::Add) {
+        consts.push_back(resolve(c->args[1]));
+        shift = &consts.back();
+      }
+    }
+    return layer_norm_of(x, axis, eps, scale, shift);
   }
 
   // ---------------------------------------------------------------- whole function

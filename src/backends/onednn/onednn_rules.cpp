@@ -5,6 +5,10 @@
 
 #include "backends/onednn/onednn_ops.h"
 
+#include <cmath>
+
+#include "ops/attrs.h"
+
 namespace sy::backends::onednn {
 
 using ops::OpCode;
@@ -71,10 +75,132 @@ void add_family(std::vector<CompositeRule>& rules, const std::string& base, cons
   rules.push_back({"onednn." + base, core, check});
 }
 
+const ir::CallNode* only_op(const Match& m, OpCode op, std::string* err) {
+  const ir::CallNode* found = nullptr;
+  for (const ir::Expr& n : m.nodes)
+    if (auto* c = as_op(n, op)) {
+      if (found && found != c) {
+        *err = "onednn: two " + short_name(op) + " nodes in the match";
+        return nullptr;
+      }
+      found = c;
+    }
+  if (!found) *err = "onednn: no " + short_name(op) + " in the match";
+  return found;
+}
+
+bool near(float v, double want) { return std::abs(v - want) <= 1e-3 * std::abs(want); }
+
+// GELU written with erf, as exporters emit it: x * (erf(x / sqrt2) + 1) * 0.5 (operand orders vary).
+Pattern gelu_erf_pattern() {
+  Pattern x = wildcard();
+  Pattern e = op(OpCode::Erf, {op(OpCode::Div, {x, constant()})});
+  Pattern inner = alt({op(OpCode::Add, {e, constant()}), op(OpCode::Add, {constant(), e})});
+  Pattern m1 = alt({op(OpCode::Mul, {x, inner}), op(OpCode::Mul, {inner, x})});
+  Pattern half_x = alt({op(OpCode::Mul, {x, constant()}), op(OpCode::Mul, {constant(), x})});
+  return alt({op(OpCode::Mul, {m1, constant()}), op(OpCode::Mul, {constant(), m1}), op(OpCode::Mul, {half_x, inner}),
+              op(OpCode::Mul, {inner, half_x})});
+}
+
+std::string check_gelu_erf(const Match& m) {
+  std::string err;
+  const ir::CallNode* div = only_op(m, OpCode::Div, &err);
+  if (!div) return err;
+  const ir::CallNode* add = only_op(m, OpCode::Add, &err);
+  if (!add) return err;
+  float v;
+  if (!scalar_constant(div->args[1], &v) || !near(v, std::sqrt(2.0)))
+    return "onednn gelu_erf: the divisor is not the scalar sqrt(2)";
+  const ir::Expr& one = add->args[0]->kind == ir::ExprKind::Constant ? add->args[0] : add->args[1];
+  if (!scalar_constant(one, &v) || v != 1.f) return "onednn gelu_erf: erf(..) + c with c != 1";
+  const ir::Expr& x = div->args[0];
+  int halves = 0;
+  for (const ir::Expr& n : m.nodes) {
+    auto* mul = as_op(n, OpCode::Mul);
+    if (!mul) continue;
+    for (const ir::Expr& a : mul->args) {
+      if (a->kind == ir::ExprKind::Constant) {
+        if (!scalar_constant(a, &v) || v != 0.5f) return "onednn gelu_erf: a factor other than 0.5";
+        ++halves;
+      } else if (a->kind != ir::ExprKind::Call || !as_op(a, OpCode::Mul)) {
+        if (a != x && !as_op(a, OpCode::Add)) return "onednn gelu_erf: the multiplied value is not the erf's input";
+      }
+    }
+  }
+  if (halves != 1) return "onednn gelu_erf: expected one factor 0.5";
+  if (ir::dtype_of(x) != DType::f32) return "onednn gelu_erf: dtype " + std::string(dtype_name(ir::dtype_of(x))) + " not supported";
+  return "";
+}
+
+// LayerNorm written out: d = x - mean(x); y = d / sqrt(mean(d^2) + eps) [* gamma + beta].
+Pattern layer_norm_pattern() {
+  Pattern x = wildcard();
+  Pattern d = op(OpCode::Sub, {x, op(OpCode::ReduceMean, {x})});
+  Pattern var = op(OpCode::ReduceMean, {op(OpCode::Pow, {d, constant()})});
+  Pattern y = op(OpCode::Div, {d, op(OpCode::Sqrt, {op(OpCode::Add, {var, constant()})})});
+  Pattern scaled = op(OpCode::Mul, {y, constant()});
+  return alt({op(OpCode::Add, {scaled, constant()}), scaled, y});
+}
+
+std::string check_layer_norm(const Match& m) {
+  std::string err;
+  const ir::CallNode* sub = only_op(m, OpCode::Sub, &err);
+  if (!sub) return err;
+  const ir::CallNode* div = only_op(m, OpCode::Div, &err);
+  if (!div) return err;
+  const ir::CallNode* pow = only_op(m, OpCode::Pow, &err);
+  if (!pow) return err;
+  const ir::CallNode* mean_x = as_op(sub->args[1], OpCode::ReduceMean);
+  if (!mean_x || mean_x->args[0] != sub->args[0]) return "onednn layer_norm: the mean is not of the centred value";
+  if (div->args[0].get() != static_cast<const ir::ExprNode*>(sub) || pow->args[0].get() != static_cast<const ir::ExprNode*>(sub))
+    return "onednn layer_norm: the variance and the division use different centred values";
+  float p;
+  if (!scalar_constant(pow->args[1], &p) || p != 2.f) return "onednn layer_norm: the variance uses an exponent other than 2";
+  const Shape& xs = ir::shape_of(sub->args[0]);
+  if (ir::dtype_of(sub->args[0]) != DType::f32)
+    return "onednn layer_norm: dtype " + std::string(dtype_name(ir::dtype_of(sub->args[0]))) + " not supported";
+  // Both means reduce the same trailing axes, keeping dims.
+  auto axes_ok = [&](const ir::CallNode* mean) {
+    const auto& a = mean->attrs_as<ops::ReduceAttrs>();
+    if (!a.keepdims || a.axes.empty()) return false;
+    for (size_t i = 0; i < a.axes.size(); ++i)
+      if (a.axes[i] != static_cast<int64_t>(xs.size() - a.axes.size() + i)) return false;
+    return true;
+  };
+  const ir::CallNode* mean_v = nullptr;
+  for (const ir::Expr& n : m.nodes)
+    if (auto* c = as_op(n, OpCode::ReduceMean); c && c != mean_x) mean_v = c;
+  if (!mean_v || !axes_ok(mean_x) || !axes_ok(mean_v) ||
+      mean_x->attrs_as<ops::ReduceAttrs>().axes != mean_v->attrs_as<ops::ReduceAttrs>().axes)
+    return "onednn layer_norm: the means do not reduce the same trailing axes with keepdims";
+  const size_t axis = xs.size() - mean_x->attrs_as<ops::ReduceAttrs>().axes.size();
+  const Shape norm(xs.begin() + static_cast<std::ptrdiff_t>(axis), xs.end());
+  // eps, gamma, beta: constants covering exactly the normalised axes.
+  for (const ir::Expr& n : m.nodes) {
+    auto* c = n->as<ir::CallNode>();
+    if (!c || !c->is_op()) continue;
+    if (c->op == OpCode::Add && as_op(c->args[0], OpCode::ReduceMean)) {
+      float eps;
+      if (!scalar_constant(c->args[1], &eps)) return "onednn layer_norm: epsilon is not a scalar constant";
+    } else if (c->op == OpCode::Mul || c->op == OpCode::Add) {
+      const ir::Expr& k = c->args[1];
+      Shape ks = ir::shape_of(k);
+      while (!ks.empty() && ks.front() == 1 && ks.size() > norm.size()) ks.erase(ks.begin());
+      if (ks != norm) return "onednn layer_norm: scale/shift of shape " + shape_str(ir::shape_of(k)) +
+                             " do not cover the normalised axes " + shape_str(norm);
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
 std::vector<CompositeRule> make_composite_rules() {
   std::vector<CompositeRule> rules;
+  // Written-out forms oneDNN computes with one primitive (first: their interior adds/muls must
+  // not be claimed as post-ops of something else).
+  rules.push_back({"onednn.layer_norm", layer_norm_pattern(), check_layer_norm});
+  rules.push_back({"onednn.gelu_erf", gelu_erf_pattern(), check_gelu_erf});
   // conv2d(x, w[, b]) [+ residual or per-channel constant] [activation]
   Pattern conv = alt({op(OpCode::Conv2d, {wildcard(), constant(), constant()}),
                       op(OpCode::Conv2d, {wildcard(), constant()})});

@@ -73,3 +73,22 @@ TEST(OnednnDense, AfterConvThroughGlobalPoolAndReshape) {
 
 }  // namespace
 }  // namespace sy::onednn_test
+
+namespace sy::onednn_test {
+namespace {
+
+TEST(OnednnMatMul, BroadcastForms) {
+  struct Case {
+    Shape a, b;
+  };
+  for (const Case& c : std::vector<Case>{{{6, 8}, {3, 8, 5}}, {{3, 6, 8}, {1, 8, 5}}, {{1, 6, 8}, {3, 8, 5}},
+                                         {{2, 1, 6, 8}, {3, 8, 5}}, {{4, 6, 8}, {8, 5}}}) {
+    SCOPED_TRACE(shape_str(c.a) + " x " + shape_str(c.b));
+    ir::Expr a = input("a", c.a);
+    ir::Expr b = input("b", c.b);
+    expect_matches_reference(region({a, b}, ir::call(OpCode::MatMul, {a, b})), {random(c.a, 1), random(c.b, 2)}, 1e-5);
+  }
+}
+
+}  // namespace
+}  // namespace sy::onednn_test

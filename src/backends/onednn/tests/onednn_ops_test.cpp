@@ -137,3 +137,34 @@ TEST(OnednnOps, ConcatReshapeTransposePad) {
 
 }  // namespace
 }  // namespace sy::onednn_test
+
+namespace sy::onednn_test {
+namespace {
+
+TEST(OnednnOps, ReductionsPowAndStridedSlice) {
+  for (OpCode op : {OpCode::ReduceSum, OpCode::ReduceMean, OpCode::ReduceMax, OpCode::ReduceMin, OpCode::ReduceProd,
+                    OpCode::ReduceL1, OpCode::ReduceL2, OpCode::ReduceSumSquare}) {
+    for (bool keep : {true, false}) {
+      SCOPED_TRACE(ops::op_name(op) + (keep ? " keepdims" : ""));
+      ir::Expr x = input("x", {3, 4, 5});
+      ops::ReduceAttrs a;
+      a.axes = {0, 2};
+      a.keepdims = keep;
+      expect_matches_reference(region({x}, ir::call(op, {x}, a)), {random({3, 4, 5}, 25, 0.5f, 1.5f)}, 1e-5);
+    }
+  }
+  for (float p : {2.f, 3.f, 0.5f}) {
+    ir::Expr x = input("x", {4, 6});
+    ir::Expr y = ir::call(OpCode::Pow, {x, ir::constant(Tensor::scalar<float>(p))});
+    expect_matches_reference(region({x}, y), {random({4, 6}, 26, 0.1f, 2.f)}, 1e-5);
+  }
+  ir::Expr x = input("x", {6, 2, 12});
+  ops::StridedSliceAttrs s;
+  s.begin = {1, 0, 4};
+  s.end = {6, 1, 12};
+  s.strides = {2, 1, 3};
+  expect_matches_reference(region({x}, ir::call(OpCode::StridedSlice, {x}, s)), {random({6, 2, 12}, 27)}, 0.0);
+}
+
+}  // namespace
+}  // namespace sy::onednn_test

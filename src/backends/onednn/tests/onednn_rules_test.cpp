@@ -155,3 +155,40 @@ TEST(OnednnRules, RegionRule) {
 
 }  // namespace
 }  // namespace sy::onednn_test
+
+namespace sy::onednn_test {
+namespace {
+
+ir::Expr scalar(float v) { return ir::constant(Tensor::scalar<float>(v)); }
+
+// GELU and LayerNorm as exporters write them out become one primitive each.
+TEST(OnednnRules, WrittenOutGeluAndLayerNorm) {
+  ir::Expr x = input("x", {2, 5, 16});
+  ir::Expr h = ir::call(OpCode::MatMul, {x, cst({16, 16}, 1, -0.5f, 0.5f)});
+  ir::Expr hb = ir::call(OpCode::Add, {cst({16}, 2), h});
+  ir::Expr e = ir::call(OpCode::Erf, {ir::call(OpCode::Div, {hb, scalar(1.4142135f)})});
+  ir::Expr g = ir::call(OpCode::Mul, {ir::call(OpCode::Mul, {hb, ir::call(OpCode::Add, {e, scalar(1.f)})}), scalar(0.5f)});
+  ir::Expr r = ir::call(OpCode::Add, {x, g});
+  ops::ReduceAttrs last;
+  last.axes = {2};
+  ir::Expr d = ir::call(OpCode::Sub, {r, ir::call(OpCode::ReduceMean, {r}, last)});
+  ir::Expr var = ir::call(OpCode::ReduceMean, {ir::call(OpCode::Pow, {d, scalar(2.f)})}, last);
+  ir::Expr y = ir::call(OpCode::Div, {d, ir::call(OpCode::Sqrt, {ir::call(OpCode::Add, {var, scalar(1e-5f)})})});
+  ir::Expr ln = ir::call(OpCode::Add, {ir::call(OpCode::Mul, {y, cst({16}, 3, 0.5f, 1.5f)}), cst({16}, 4)});
+  ir::Expr rewritten;
+  EXPECT_EQ(composites_of(ln, &rewritten),
+            (std::vector<std::string>{"onednn.matmul_add", "onednn.gelu_erf", "onednn.layer_norm"}));
+  expect_matches_reference(region({x}, rewritten), {random({2, 5, 16}, 41, -2.f, 2.f)}, 1e-5);
+
+  // Not GELU: a factor other than 0.5.
+  ir::Expr g2 = ir::call(OpCode::Mul, {ir::call(OpCode::Mul, {hb, ir::call(OpCode::Add, {e, scalar(1.f)})}), scalar(0.7f)});
+  for (const backends::CompositeRule& rule : backend().composite_rules())
+    if (rule.name == "onednn.gelu_erf") {
+      pattern::Match m = pattern::match(rule.pattern, g2);
+      ASSERT_TRUE(m.ok) << m.why;
+      EXPECT_EQ(rule.check(m), "onednn gelu_erf: a factor other than 0.5");
+    }
+}
+
+}  // namespace
+}  // namespace sy::onednn_test
