@@ -144,6 +144,7 @@ void Stage::compute_inline() {
 void Stage::compute_at(Stage& consumer, const Axis& a) {
   if (op_->kind != OpKind::Compute)
     throw Error("schedule: compute_at on " + name() + ", which is not a compute stage");
+  if (&consumer == this) throw Error("schedule: compute_at of " + name() + " at itself");
   consumer.check_leaf(a, "compute_at");
   for (const auto& t : owner_->outputs_)
     if (owner_->find(t.op().get()) == this)

@@ -25,3 +25,25 @@ TEST(CodegenCElementwise, BroadcastAddRelu) {
       }
   expect_close(c, want);
 }
+
+TEST(CodegenCElementwise, Float64MathAndFusedParallelVectorLoop) {
+  te::Tensor A = te::placeholder({3, 50}, DType::f64, "A");
+  te::Tensor B = te::compute({3, 50}, [&](Expr i, Expr j) {
+    return tir::tanh(A(i, j)) + tir::abs(A(i, j)) * tir::exp(A(i, j) * 0.5) - tir::sqrt(A(i, j) * A(i, j) + 1.0);
+  }, "B");
+  te::Schedule s({B});
+  auto& b = s[B];
+  auto f = b.fuse(b.axis(0), b.axis(1));
+  auto [o, in] = b.split(f, 8);  // 150 = 18 * 8 + 6
+  b.parallel(o);
+  b.vectorize(in);
+  auto m = build_one(te::lower(s, {A, B}, "f64_math"));
+  Tensor a(DType::f64, {3, 50}), out(DType::f64, {3, 50}), want(DType::f64, {3, 50});
+  for (int64_t i = 0; i < a.numel(); ++i) a.data<double>()[i] = std::sin(double(i)) * 3;
+  run(*m, "f64_math", {&a, &out});
+  for (int64_t i = 0; i < a.numel(); ++i) {
+    const double x = a.data<double>()[i];
+    want.data<double>()[i] = std::tanh(x) + std::abs(x) * std::exp(x * 0.5) - std::sqrt(x * x + 1.0);
+  }
+  expect_close(out, want, 1e-12);
+}

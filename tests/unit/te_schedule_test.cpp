@@ -111,3 +111,21 @@ TEST(TeLower, ArgumentsAndPlacementErrors) {
     EXPECT_NE(error_of([&] { te::lower(s, {A, C}, "f"); }).find("nests a parallel loop"), std::string::npos);
   }
 }
+
+TEST(TeLower, DumpsTheIrAfterNamedPasses) {
+  te::Tensor A = te::placeholder({10}, DType::f32, "A");
+  te::Tensor B = te::compute({10}, [&](Expr i) { return A(i) * 3.0f; }, "B");
+  te::Schedule s({B});
+  s[B].split(s[B].axis(0), 4);
+  te::LowerOptions lo;
+  lo.passes.dump_after = {"lower", "loop_partition"};
+  std::vector<std::string> seen;
+  std::string first;
+  lo.passes.dump = [&](const std::string& pass, const std::string& text) {
+    seen.push_back(pass);
+    if (first.empty()) first = text;
+  };
+  te::lower(s, {A, B}, "dumped", lo);
+  EXPECT_EQ(seen, (std::vector<std::string>{"lower", "loop_partition", "loop_partition"}));
+  EXPECT_NE(first.find("if i.outer * 4 + i.inner < 10"), std::string::npos) << first;
+}

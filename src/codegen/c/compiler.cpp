@@ -124,8 +124,12 @@ std::string compile_shared_library(const std::string& source, const CompileOptio
   if (fs::exists(so, ec)) return so.string();
   fs::create_directories(dir, ec);
   if (ec) throw Error("codegen: cannot create the cache directory " + dir.string() + ": " + ec.message());
-  const std::string tag = std::to_string(getpid()) + "-" + std::to_string(g_invocations.load());
-  const fs::path src = dir / (key + ".c");
+  static std::atomic<int64_t> attempt{0};
+  const std::string tag = std::to_string(getpid()) + "-" + std::to_string(attempt++);
+  // Every file of this attempt has a unique name until the final renames, so concurrent builds
+  // of the same source (other processes, other threads) never see each other's partial files.
+  const fs::path src_final = dir / (key + ".c");
+  const fs::path src = dir / (key + "-" + tag + ".c");
   const fs::path tmp = dir / (key + ".so.tmp-" + tag);
   const fs::path log = dir / (key + ".log-" + tag);
   write_file(src, source);
@@ -136,13 +140,14 @@ std::string compile_shared_library(const std::string& source, const CompileOptio
   const int rc = run(argv, log);
   const std::string out = read_file(log);
   fs::remove(log, ec);
-  if (rc != 0) {
+  if (rc != 0) {  // the source stays for inspection under the name the messages use
     fs::remove(tmp, ec);
     std::string cmd;
     for (const auto& a : argv) cmd += (cmd.empty() ? "" : " ") + a;
     throw Error("codegen: the C compiler failed (exit " + std::to_string(rc) + ") on " + src.string() + ":" +
                 first_error_lines(out, 8) + "\n  command: " + cmd);
   }
+  fs::rename(src, src_final, ec);
   fs::rename(tmp, so, ec);  // atomic: a concurrent build of the same source writes the same bytes
   if (ec) throw Error("codegen: cannot move " + tmp.string() + " into the cache: " + ec.message());
   return so.string();

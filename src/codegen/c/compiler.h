@@ -8,7 +8,8 @@ namespace sy::codegen {
 
 struct CompileOptions {
   std::string cc = "cc";
-  std::vector<std::string> flags = {"-O3", "-march=native", "-fPIC", "-shared", "-fopenmp", "-std=gnu11", "-w"};
+  std::vector<std::string> flags = {"-O3", "-march=native", "-fPIC", "-shared", "-fopenmp", "-fno-math-errno",
+                                    "-std=gnu11", "-w"};
   // Empty: default_cache_dir().
   std::string cache_dir;
 };
