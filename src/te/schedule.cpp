@@ -106,7 +106,7 @@ void Stage::reorder(const std::vector<Axis>& order) {
     if (std::find(pos.begin(), pos.end(), p) != pos.end())
       throw Error("schedule: reorder on " + name() + " names " + axis_name(a) + " twice");
     pos.push_back(p);
-    step += " " + axis_name(a);
+    step.append(" ").append(axis_name(a));
   }
   std::vector<size_t> sorted = pos;
   std::sort(sorted.begin(), sorted.end());

@@ -58,7 +58,7 @@ class Printer {
       case ExprKind::Var: return names.name(e.get(), e->name);
       case ExprKind::Min: case ExprKind::Max:
         return std::string(expr_kind_name(e->kind)) + "(" + list(e->operands) + ")";
-      case ExprKind::Not: return "!" + wrap(e->operands[0], 9);
+      case ExprKind::Not: return std::string("!").append(wrap(e->operands[0], 9));
       case ExprKind::Select: return "select(" + list(e->operands) + ")";
       case ExprKind::Cast: return std::string(dtype_name(e->dtype)) + "(" + expr(e->operands[0]) + ")";
       case ExprKind::Call: return e->name + "(" + list(e->operands) + ")";

@@ -298,7 +298,7 @@ std::string generate_c(const std::vector<tir::PrimFunc>& funcs, const CSourceOpt
   std::map<std::string, size_t> externs;
   std::vector<std::string> extern_names;
   std::string bodies;
-  for (const auto& f : funcs) bodies += "\n" + FuncGen(f, opts, externs, extern_names).run();
+  for (const auto& f : funcs) bodies.append("\n").append(FuncGen(f, opts, externs, extern_names).run());
   std::ostringstream os;
   os << kPreamble << "\n";
   const size_t ne = extern_names.size();
