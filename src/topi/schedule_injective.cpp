@@ -1,0 +1,58 @@
+// The default schedule: inline what can be inlined, then one parallel, vectorized loop per output.
+#include <set>
+
+#include "support/error.h"
+#include "topi/topi.h"
+
+namespace sy::topi {
+
+namespace {
+
+// Below this many elements, threads cost more than they save.
+constexpr int64_t kParallelMin = 16384;
+
+int64_t numel(const Shape& s) {
+  int64_t n = 1;
+  for (int64_t d : s) n *= d;
+  return n;
+}
+
+void schedule_output(te::Stage& st, const GroupSchedule& g) {
+  const te::Operation& op = st.op();
+  const size_t nd = op->shape.size();
+  if (nd == 0) return;
+  // Fuse the data-parallel axes (reduction axes stay inner, in their own loops).
+  te::Axis fused = st.axis(0);
+  for (size_t d = 1; d < nd; ++d) fused = st.fuse(fused, st.axis(d));
+  const int64_t n = numel(op->shape);
+  if (op->is_reduction()) {
+    if (n >= 64) st.parallel(fused);
+    return;
+  }
+  if (n >= 2 * g.vector_lanes) {
+    auto [outer, inner] = st.split(fused, g.vector_lanes);
+    st.vectorize(inner);
+    if (n >= kParallelMin) st.parallel(outer);
+  } else if (n >= kParallelMin) {
+    st.parallel(fused);
+  }
+}
+
+}  // namespace
+
+void schedule_injective(GroupSchedule& g) {
+  te::Schedule& s = *g.sch;
+  std::set<const te::OperationNode*> outs;
+  for (const te::Tensor& t : g.outputs) outs.insert(t.op().get());
+  for (te::Stage* st : s.stages()) {
+    const te::Operation& op = st->op();
+    if (op->kind != te::OpKind::Compute || outs.count(op.get())) continue;
+    // A reduction cannot be inlined into its consumer; it stays a root stage of its own.
+    if (!op->is_reduction()) st->compute_inline();
+  }
+  for (te::Stage* st : s.stages())
+    if (st->op()->kind == te::OpKind::Compute && (outs.count(st->op().get()) || st->op()->is_reduction()))
+      if (st->attach() == te::AttachKind::Root) schedule_output(*st, g);
+}
+
+}  // namespace sy::topi

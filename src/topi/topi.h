@@ -1,0 +1,68 @@
+// The operator library of the native path: for each graph op, a tensor-expression compute and a
+// default x86 schedule for a fused group anchored on it. Lowering a fused primitive function
+// (src/native/) builds its body op by op with `compute`, then calls the anchor's `schedule`.
+//
+// Semantics are those of the reference kernels (src/backends/reference/), i.e. ONNX's; the
+// conformance suite checks every op through this path.
+#pragma once
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ir/expr.h"
+#include "te/schedule.h"
+#include "te/tensor.h"
+
+namespace sy::topi {
+
+// What a schedule function is given: the schedule of one fused group (every stage of the group,
+// the group's inputs as placeholders), the group's outputs, and its anchor (the op whose
+// schedule is used: the strongest op kind in the group, e.g. the conv2d of conv+bias+relu).
+struct GroupSchedule {
+  te::Schedule* sch = nullptr;
+  std::vector<te::Tensor> outputs;         // the fused function's result(s)
+  const ir::CallNode* anchor = nullptr;    // the anchor op call (inside the fused function)
+  std::vector<te::Tensor> anchor_outputs;  // its output tensor(s) in this schedule
+  te::Knobs* knobs = nullptr;              // tunable decisions; null: every knob at its default
+  int vector_lanes = 16;                   // f32 lanes per vector (AVX-512)
+  int threads = 0;                         // 0: as many as OpenMP gives
+};
+
+// Extern C functions the generated code may call (extern stages, e.g. topk), by symbol. The
+// native module is given this table when it is loaded, so artifacts need no compiler and no
+// exported symbols from the program.
+using ExternTable = std::map<std::string, void*>;
+
+struct OpImpl {
+  // The op's output tensor(s) (one per result; tuple-valued ops return several) from one input
+  // tensor per IR argument. Throws sy::Error for attribute values it does not support.
+  std::function<std::vector<te::Tensor>(const ir::CallNode& call, const std::vector<te::Tensor>& inputs)> compute;
+  // Schedules a group anchored on this op. Must leave every compute stage that is not an output
+  // either inlined or placed (compute_at). Null: schedule_injective.
+  std::function<void(GroupSchedule& g)> schedule;
+};
+
+// The implementation of an op; nullptr if the native path has none.
+const OpImpl* find(ops::OpCode op);
+// Every extern C function any implementation may call.
+const ExternTable& extern_table();
+
+// Default schedule for injective/elementwise groups (and anything without its own): every
+// non-output compute stage inlined; each output's loops fused, split by vector_lanes (inner
+// vectorized) and the outer loop parallel when the output is large enough to pay for threads.
+void schedule_injective(GroupSchedule& g);
+
+// ---- registration (one function per op family file; called once by find()) ----
+struct Registry {
+  std::map<ops::OpCode, OpImpl> impls;
+  ExternTable externs;
+  void add(ops::OpCode op, OpImpl impl);
+  void add_extern(const std::string& symbol, void* fn);
+};
+void register_elementwise(Registry& r);  // topi/elementwise.cpp: unary, binary (broadcasting), where, cast, clip, ...
+void register_transform(Registry& r);    // topi/transform.cpp: reshape, transpose, concat, split, slice, gather, ...
+void register_reduce(Registry& r);       // topi/reduce.cpp: sum/mean/max/..., argmax/argmin, topk
+void register_nn(Registry& r);           // topi/nn_*.cpp: conv2d, dense, matmul, pools, softmax, norms, pad, resize, ...
+
+}  // namespace sy::topi
