@@ -42,7 +42,7 @@ Plan& OnednnModule::plan(const std::string& symbol) {
   }
   const int threads = omp_get_max_threads();
   auto& slot = plans_[{symbol, threads}];
-  if (!slot) slot = std::make_unique<Plan>(symbol, fit->second);
+  if (!slot) slot = std::make_unique<Plan>(symbol, fit->second, weights_);
   return *slot;
 }
 

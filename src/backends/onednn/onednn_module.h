@@ -36,6 +36,7 @@ class OnednnModule : public RuntimeModule {
   Plan& plan(const std::string& symbol);
   std::map<std::string, ir::Expr> fns_;
   std::map<std::pair<std::string, int>, std::unique_ptr<Plan>> plans_;
+  std::shared_ptr<WeightStore> weights_ = make_weight_store();
   std::mutex mu_;
 };
 

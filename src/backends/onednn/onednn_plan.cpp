@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <mutex>
 #include <numeric>
 #include <sstream>
 #include <unordered_map>
@@ -146,9 +147,21 @@ size_t round_up(size_t n) { return (n + 63) / 64 * 64; }
 
 }  // namespace
 
+struct WeightStore {
+  struct Entry {
+    md_t user, target;
+    Tensor data;
+  };
+  std::mutex mu;
+  std::unordered_map<const ir::ExprNode*, std::vector<Entry>> entries;
+};
+
+std::shared_ptr<WeightStore> make_weight_store() { return std::make_shared<WeightStore>(); }
+
 struct Plan::Impl {
   std::string symbol;
   ir::Expr fn_expr;
+  std::shared_ptr<WeightStore> store;
   const ir::FunctionNode* fn = nullptr;
   dn::stream stream{cpu_engine()};
   std::vector<Buffer> bufs;
@@ -336,15 +349,22 @@ struct Plan::Impl {
       Buffer b;
       b.kind = Buffer::Const;
       b.bytes = target.get_size();
-      b.tensor = Tensor(DType::u8, {static_cast<int64_t>(round_up(b.bytes))});
-      dn::memory src(user, cpu_engine(), const_cast<void*>(c->value.raw()));
-      dn::memory dst(target, cpu_engine(), b.tensor.raw());
-      guard([&] {
-        dn::reorder(src, dst).execute(stream, src, dst);
-        stream.wait();
-        return 0;
-      });
-      stats.weight_bytes += b.bytes;
+      // Shared by the module's plans (one per thread count): reordered once per layout.
+      std::lock_guard<std::mutex> lock(store->mu);
+      for (const WeightStore::Entry& w : store->entries[e.get()])
+        if (w.user == user && w.target == target) b.tensor = w.data;
+      if (!b.tensor.defined()) {
+        b.tensor = Tensor(DType::u8, {static_cast<int64_t>(round_up(b.bytes))});
+        dn::memory src(user, cpu_engine(), const_cast<void*>(c->value.raw()));
+        dn::memory dst(target, cpu_engine(), b.tensor.raw());
+        guard([&] {
+          dn::reorder(src, dst).execute(stream, src, dst);
+          stream.wait();
+          return 0;
+        });
+        store->entries[e.get()].push_back({user, target, b.tensor});
+        stats.weight_bytes += b.bytes;
+      }
       int v = add_value(target, add_buffer(std::move(b)));
       weight_cache[e.get()].push_back({target, v});
       return v;
@@ -1222,9 +1242,11 @@ struct Plan::Impl {
   }
 };
 
-Plan::Plan(const std::string& symbol, const ir::Expr& function) : impl_(std::make_unique<Impl>()) {
+Plan::Plan(const std::string& symbol, const ir::Expr& function, std::shared_ptr<WeightStore> weights)
+    : impl_(std::make_unique<Impl>()) {
   impl_->symbol = symbol;
   impl_->fn_expr = function;
+  impl_->store = weights ? std::move(weights) : make_weight_store();
   impl_->build();
 }
 Plan::~Plan() = default;

@@ -17,15 +17,20 @@ struct PlanStats {
   int reorders = 0;          // of which layout reorders (boundary, plain-layout ops, residual copies)
   int fused_post_ops = 0;    // post-ops fused into conv/dense/matmul/batch-norm primitives
   size_t arena_bytes = 0;    // intermediate memory (after reuse)
-  size_t weight_bytes = 0;   // reordered constant weights
+  size_t weight_bytes = 0;   // constant weights this plan reordered (not those shared from another plan)
   std::vector<std::string> kernels;  // implementation name of each primitive, in order
 };
+
+// Constant weights reordered into primitive layouts, shared by the plans of one module (a plan per
+// thread count reuses the reordered copies instead of making its own).
+struct WeightStore;
+std::shared_ptr<WeightStore> make_weight_store();
 
 class Plan {
  public:
   // Builds the plan of `function` (a FunctionNode); throws sy::Error naming `symbol` and the op when
-  // oneDNN cannot create a primitive for it.
-  Plan(const std::string& symbol, const ir::Expr& function);
+  // oneDNN cannot create a primitive for it. `weights` may be null (a private store).
+  Plan(const std::string& symbol, const ir::Expr& function, std::shared_ptr<WeightStore> weights = nullptr);
   ~Plan();
   Plan(const Plan&) = delete;
   Plan& operator=(const Plan&) = delete;
