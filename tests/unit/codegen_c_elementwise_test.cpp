@@ -47,3 +47,17 @@ TEST(CodegenCElementwise, Float64MathAndFusedParallelVectorLoop) {
   }
   expect_close(out, want, 1e-12);
 }
+
+TEST(CodegenCElementwise, NamesThatCollideWithCAreRenamed) {
+  // Tensors named after C keywords, math functions and the generator's helpers.
+  te::Tensor A = te::placeholder({8}, DType::f64, "exp");
+  te::Tensor B = te::compute({8}, [&](Expr i) { return tir::exp(A(i)); }, "int");
+  te::Tensor C = te::compute({8}, [&](Expr i) { return B(i) * 2.0; }, "sy_alloc");
+  te::Schedule s({C});
+  auto m = build_one(te::lower(s, {A, C}, "collide"));
+  EXPECT_NE(m->c_source().find("const double* restrict exp_1"), std::string::npos) << m->c_source();
+  Tensor a(DType::f64, {8}), c(DType::f64, {8});
+  for (int i = 0; i < 8; ++i) a.data<double>()[i] = i * 0.25;
+  run(*m, "collide", {&a, &c});
+  for (int i = 0; i < 8; ++i) EXPECT_DOUBLE_EQ(c.data<double>()[i], std::exp(i * 0.25) * 2.0);
+}

@@ -51,7 +51,9 @@ static inline void* sy_alloc(size_t n) { return aligned_alloc(64, (n + 63) / 64 
 const char* kCKeywords[] = {"auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
                             "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
                             "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch",
-                            "typedef", "union", "unsigned", "void", "volatile", "while", "bool", "args", "main"};
+                            "typedef", "union", "unsigned", "void", "volatile", "while", "bool", "args", "main",
+                            "true", "false", "NAN", "INFINITY", "INT64_MIN", "size_t", "int8_t", "int16_t",
+                            "int32_t", "int64_t", "uint8_t", "free", "malloc", "aligned_alloc", "abs", "errno"};
 
 std::string float_literal(double v, DType t) {
   if (std::isnan(v)) return t == DType::f32 ? "NAN" : "((double)NAN)";
@@ -64,12 +66,15 @@ std::string float_literal(double v, DType t) {
   return t == DType::f32 ? s + "f" : s;
 }
 
-bool is_f32_math(const std::string& n) {
+const std::set<std::string>& math_functions() {
   static const std::set<std::string> fns = {"exp", "log", "sqrt", "tanh", "erf", "pow", "sin", "cos", "floor",
                                             "ceil", "round", "nearbyint", "fabs", "expm1", "log1p", "atan", "tan",
-                                            "asin", "acos", "sinh", "cosh", "atan2", "fmod", "trunc"};
-  return fns.count(n) > 0;
+                                            "asin", "acos", "sinh", "cosh", "atan2", "fmod", "trunc", "exp2", "log2",
+                                            "log10", "erfc", "asinh", "acosh", "atanh", "fmin", "fmax", "rint"};
+  return fns;
 }
+
+bool is_f32_math(const std::string& n) { return math_functions().count(n) > 0; }
 
 class FuncGen {
  public:
@@ -77,6 +82,10 @@ class FuncGen {
           std::vector<std::string>& extern_names)
       : f_(f), opts_(opts), names_(true), externs_(externs), extern_names_(extern_names) {
     for (const char* k : kCKeywords) names_.reserve(k);
+    for (const auto& fn : math_functions()) {  // a local named exp would hide exp()
+      names_.reserve(fn);
+      names_.reserve(fn + "f");
+    }
     names_.reserve(f.name);
     names_.reserve(f.name + "_body");
   }
