@@ -118,3 +118,21 @@ TEST(OnednnModule, RuntimeWeights) {
 
 }  // namespace
 }  // namespace sy::onednn_test
+
+namespace sy::onednn_test {
+namespace {
+
+TEST(OnednnModule, PlansPerThreadCountShareReorderedWeights) {
+  ir::Expr fn = multi_output_region();
+  omp_set_num_threads(1);
+  backends::onednn::OnednnModule mod({{"onednn_0", fn}});
+  EXPECT_GT(mod.stats("onednn_0").weight_bytes, 0u);
+  omp_set_num_threads(2);
+  EXPECT_EQ(mod.stats("onednn_0").weight_bytes, 0u);  // the 2-thread plan reuses them
+  EXPECT_LE(rel_err(mod.run("onednn_0", {random({1, 16, 8, 8}, 3)})[0],
+                    run_reference(fn, {random({1, 16, 8, 8}, 3)})[0]),
+            1e-5);
+}
+
+}  // namespace
+}  // namespace sy::onednn_test
