@@ -142,3 +142,15 @@ TEST(CodegenCModule, BadKernelNamesAreRejected) {
   EXPECT_THROW(codegen::generate_c({add_one_kernel("has-dash")}), Error);
   EXPECT_THROW(codegen::generate_c({add_one_kernel("twice"), add_one_kernel("twice")}), Error);
 }
+
+TEST(CodegenCModule, SeveralKernelsInOneLibrary) {
+  te::Tensor A = te::placeholder({5}, DType::f32, "A");
+  te::Tensor B = te::compute({5}, [&](Expr i) { return A(i) * A(i); }, "B");
+  te::Schedule s({B});
+  auto m = codegen::build({add_one_kernel("k_add", 5), te::lower(s, {A, B}, "k_square")}, build_options());
+  EXPECT_EQ(m->kernel_names(), (std::vector<std::string>{"k_add", "k_square"}));
+  Tensor a = random_tensor({5}, 61), x(DType::f32, {5}), y(DType::f32, {5});
+  run(*m, "k_add", {&a, &x});
+  run(*m, "k_square", {&x, &y});
+  for (int i = 0; i < 5; ++i) EXPECT_FLOAT_EQ(y.data<float>()[i], (a.data<float>()[i] + 1) * (a.data<float>()[i] + 1));
+}

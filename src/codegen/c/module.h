@@ -16,7 +16,8 @@ using ExternSymbols = std::map<std::string, void*>;
 
 class Module {
  public:
-  // Opens the library at path (kept open until the module is destroyed).
+  // Opens the library at path (kept open until the module is destroyed). dlopen shares one copy
+  // per path: two modules of the same path share its extern table (the last load fills it).
   static std::shared_ptr<Module> load(const std::string& so_path, const ExternSymbols& externs = {},
                                       std::string c_source = {});
   // Writes the library bytes to a temporary file and opens it (for artifacts that embed the library).
