@@ -1,0 +1,117 @@
+// Lowering a fused function: computes op by op, the anchor's schedule, te::lower.
+#include "native/lower_function.h"
+
+#include <unordered_map>
+
+#include "ir/visitor.h"
+#include "support/error.h"
+#include "te/lower.h"
+#include "topi/topi.h"
+
+namespace sy::native {
+
+namespace {
+
+int strength(ops::OpKind k) {
+  switch (k) {
+    case ops::OpKind::Elemwise: return 0;
+    case ops::OpKind::Broadcast: return 1;
+    case ops::OpKind::Injective: return 2;
+    case ops::OpKind::Reduce: return 3;
+    case ops::OpKind::OutEWiseFusable: return 4;
+    case ops::OpKind::Opaque: return 5;
+  }
+  return 0;
+}
+
+}  // namespace
+
+const ir::CallNode* anchor_of(const ir::FunctionNode& fn) {
+  const ir::CallNode* best = nullptr;
+  int best_s = -1;
+  for (const ir::Expr& e : ir::post_order(fn.body)) {
+    auto* c = e->as<ir::CallNode>();
+    if (!c || !c->is_op()) continue;
+    int s = strength(ops::op_def(c->op).kind);
+    if (s >= best_s) {
+      best = c;
+      best_s = s;
+    }
+  }
+  return best;
+}
+
+tir::PrimFunc lower_function(const ir::FunctionNode& fn, const std::string& name, const LowerFunctionOptions& opts) {
+  std::unordered_map<const ir::ExprNode*, std::vector<te::Tensor>> value;
+  std::vector<te::Tensor> args;
+  for (size_t i = 0; i < fn.params.size(); ++i) {
+    const ir::TypeNode& t = ir::as_tensor(fn.params[i]->type);
+    te::Tensor p = te::placeholder(t.shape, t.dtype, "p" + std::to_string(i));
+    value[fn.params[i].get()] = {p};
+    args.push_back(p);
+  }
+  const ir::CallNode* anchor = anchor_of(fn);
+  std::vector<te::Tensor> anchor_outputs;
+  for (const ir::Expr& e : ir::post_order(fn.body)) {
+    switch (e->kind) {
+      case ir::ExprKind::Var:
+        break;
+      case ir::ExprKind::Constant: {
+        // Scalars and small literals the fusion left inside: a compute returning the value.
+        throw Error("native: constants inside a fused function are not supported (fuse_ops passes them as parameters)");
+      }
+      case ir::ExprKind::Call: {
+        auto* c = e->as<ir::CallNode>();
+        if (!c->is_op()) throw Error("native: a fused function may only call ops");
+        const topi::OpImpl* impl = topi::find(c->op);
+        if (!impl) throw Error("native: no implementation of " + ops::op_name(c->op) + " yet");
+        std::vector<te::Tensor> ins;
+        for (const ir::Expr& a : c->args) {
+          auto it = value.find(a.get());
+          SY_CHECK(it != value.end() && it->second.size() == 1) << "fused op argument is not a tensor";
+          ins.push_back(it->second[0]);
+        }
+        std::vector<te::Tensor> outs = impl->compute(*c, ins);
+        size_t want = ir::is_tensor(e->type) ? 1 : e->type->fields.size();
+        SY_CHECK(outs.size() == want) << ops::op_name(c->op) << ": compute returned " << outs.size() << " tensors, type has " << want;
+        if (c == anchor) anchor_outputs = outs;
+        value[e.get()] = std::move(outs);
+        break;
+      }
+      case ir::ExprKind::Tuple: {
+        std::vector<te::Tensor> fs;
+        for (const ir::Expr& f : e->as<ir::TupleNode>()->fields) {
+          const auto& v = value.at(f.get());
+          fs.insert(fs.end(), v.begin(), v.end());
+        }
+        value[e.get()] = fs;
+        break;
+      }
+      case ir::ExprKind::TupleGetItem: {
+        auto* t = e->as<ir::TupleGetItemNode>();
+        value[e.get()] = {value.at(t->tuple.get()).at(static_cast<size_t>(t->index))};
+        break;
+      }
+      default:
+        throw Error("native: unexpected node in a fused function");
+    }
+  }
+  std::vector<te::Tensor> outputs = value.at(fn.body.get());
+  te::Schedule sch(outputs);
+  topi::GroupSchedule g;
+  g.sch = &sch;
+  g.outputs = outputs;
+  g.anchor = anchor;
+  g.anchor_outputs = anchor_outputs;
+  g.knobs = opts.knobs;
+  g.vector_lanes = opts.vector_lanes;
+  const topi::OpImpl* impl = anchor ? topi::find(anchor->op) : nullptr;
+  if (impl && impl->schedule)
+    impl->schedule(g);
+  else
+    topi::schedule_injective(g);
+  args.insert(args.end(), outputs.begin(), outputs.end());
+  return te::lower(sch, args, name);
+}
+
+}  // namespace sy::native

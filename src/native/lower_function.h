@@ -1,0 +1,27 @@
+// Lowering of one fused primitive function (fn ... attrs {Primitive="1"}) to one loop-IR kernel:
+// each op's compute from topi, the anchor op's schedule for the whole group, then te::lower.
+#pragma once
+#include <string>
+
+#include "ir/expr.h"
+#include "te/schedule.h"
+#include "tir/stmt.h"
+
+namespace sy::native {
+
+struct LowerFunctionOptions {
+  te::Knobs* knobs = nullptr;
+  int vector_lanes = 16;
+};
+
+// The kernel's parameters are the function's parameters in order, then its outputs (one per
+// result tensor; a tuple result is flattened). Throws sy::Error naming an op that has no
+// native implementation or an attribute value it does not support.
+tir::PrimFunc lower_function(const ir::FunctionNode& fn, const std::string& name,
+                             const LowerFunctionOptions& opts = {});
+
+// The op call whose schedule a group uses: the strongest op kind (opaque > conv/dense/pool-like >
+// reduce > injective > broadcast > elementwise), the last such op if several.
+const ir::CallNode* anchor_of(const ir::FunctionNode& fn);
+
+}  // namespace sy::native
