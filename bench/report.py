@@ -9,6 +9,9 @@ CSV_FIELDS = ["model", "threads", "engine", "engine_label", "status", "median_ms
               "openblas_coretype"]
 
 
+NOISY = 1.25  # a median is starred when the p90 exceeds it by this factor
+
+
 def gflops_per_s(flops, median_ms):
     return flops / (median_ms * 1e6) if flops and median_ms else None
 
@@ -46,7 +49,8 @@ def table(rows, engines, baseline_key, flops):
         for e in engines:
             r = cells.get(e.key, {})
             ok = r.get("status") == "ok"
-            line.append(fmt(r.get("median_ms"), ".2f") if ok else na(r))
+            noisy = ok and (r.get("p90_ms") or 0) > NOISY * r["median_ms"]
+            line.append(fmt(r.get("median_ms"), ".2f") + ("*" if noisy else "") if ok else na(r))
             if e.key != baseline_key:
                 line.append(fmt(ratio(r, base), ".2f", "-") if ok else "-")
             line.append(fmt(gflops_per_s(flops.get(model), r.get("median_ms")), ".1f", "-")
@@ -79,6 +83,8 @@ def table(rows, engines, baseline_key, flops):
     lines.append("-" * len(lines[1]))
     lines += [render(row) for row in body]
     notes = [f"[{k + 1}] {text}" for k, text in enumerate(reasons)]
+    if any("*" in cell for row in body for cell in row):
+        notes.append(f"* noisy: p90 > {NOISY} x median")
     return "\n".join(lines), notes
 
 
