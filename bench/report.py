@@ -5,7 +5,7 @@ import os
 
 CSV_FIELDS = ["model", "threads", "engine", "engine_label", "status", "median_ms", "min_ms",
               "p90_ms", "mean_ms", "runs", "warmup", "model_gflop", "gflops_per_s",
-              "ratio_vs_baseline", "baseline", "executor", "note", "git_commit", "started",
+              "ratio_vs_baseline", "baseline", "executor", "note", "load_avg", "git_commit", "started",
               "openblas_coretype"]
 
 
@@ -109,5 +109,5 @@ def write_csv(path, rows, engines, baseline_key, flops, extra):
                     "gflops_per_s": fmt(gflops_per_s(model_flops, r.get("median_ms")), ".2f", ""),
                     "ratio_vs_baseline": fmt(ratio(r, cells.get(baseline_key)), ".4f", ""),
                     "baseline": baseline_key, "executor": r.get("executor", ""),
-                    "note": r.get("note", ""),
+                    "note": r.get("note", ""), "load_avg": fmt(r.get("load_avg"), ".2f", ""),
                 })
