@@ -46,6 +46,15 @@ static inline int64_t sy_floormod(int64_t a, int64_t b) { int64_t r = a % b; ret
 SY_MINMAX(float, float) SY_MINMAX(double, double) SY_MINMAX(int8_t, int8_t) SY_MINMAX(int16_t, int16_t)
 SY_MINMAX(int32_t, int32_t) SY_MINMAX(int64_t, int64_t) SY_MINMAX(uint8_t, uint8_t) SY_MINMAX(bool, bool)
 static inline void* sy_alloc(size_t n) { return aligned_alloc(64, (n + 63) / 64 * 64); }
+// SIMD variants from glibc's libmvec (linked with -lmvec), so that vector loops calling these
+// functions vectorize (glibc declares them itself only under -ffast-math).
+#define SY_SIMD_MATH(N) \
+  _Pragma("omp declare simd notinbranch") float N##f(float); \
+  _Pragma("omp declare simd notinbranch") double N(double);
+SY_SIMD_MATH(exp) SY_SIMD_MATH(log) SY_SIMD_MATH(sin) SY_SIMD_MATH(cos) SY_SIMD_MATH(tan) SY_SIMD_MATH(tanh)
+SY_SIMD_MATH(erf) SY_SIMD_MATH(erfc) SY_SIMD_MATH(expm1) SY_SIMD_MATH(log1p) SY_SIMD_MATH(log2) SY_SIMD_MATH(log10)
+SY_SIMD_MATH(exp2) SY_SIMD_MATH(asin) SY_SIMD_MATH(acos) SY_SIMD_MATH(atan) SY_SIMD_MATH(sinh) SY_SIMD_MATH(cosh)
+SY_SIMD_MATH(asinh) SY_SIMD_MATH(acosh) SY_SIMD_MATH(atanh) SY_SIMD_MATH(cbrt)
 )";
 
 const char* kCKeywords[] = {"auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",

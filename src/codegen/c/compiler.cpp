@@ -117,7 +117,8 @@ std::string content_hash(const std::string& data) {
 std::string compile_shared_library(const std::string& source, const CompileOptions& opts) {
   const fs::path dir = opts.cache_dir.empty() ? default_cache_dir() : opts.cache_dir;
   std::string key_text = compiler_identity(opts.cc) + "\n" + opts.cc;
-  for (const auto& f : opts.flags) key_text += " " + f;
+  for (const auto& f : opts.flags) key_text.append(" ").append(f);
+  key_text += " -lmvec -lm";
   const std::string key = content_hash(key_text + "\n" + source);
   const fs::path so = dir / (key + ".so");
   std::error_code ec;
@@ -135,7 +136,7 @@ std::string compile_shared_library(const std::string& source, const CompileOptio
   write_file(src, source);
   std::vector<std::string> argv = {opts.cc};
   argv.insert(argv.end(), opts.flags.begin(), opts.flags.end());
-  argv.insert(argv.end(), {"-o", tmp.string(), src.string(), "-lm"});
+  argv.insert(argv.end(), {"-o", tmp.string(), src.string(), "-lmvec", "-lm"});
   ++g_invocations;
   const int rc = run(argv, log);
   const std::string out = read_file(log);
