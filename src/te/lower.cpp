@@ -34,6 +34,12 @@ class Lowerer {
     std::unordered_set<const Stage*> arg_stages;
     for (const auto& t : args) {
       Stage* st = sch_.find(t.op().get());
+      if (!st && t.op()->kind == OpKind::Placeholder) {
+        // An input the outputs do not read (e.g. an op whose value is a constant for its
+        // attributes): still a parameter of the function, so that the calling convention holds.
+        f.params.push_back(tir::buffer(t.name(), t.dtype(), t.shape()));
+        continue;
+      }
       if (!st) throw Error("lower " + fname_ + ": argument " + t.name() + " is not part of the schedule");
       if (!arg_stages.insert(st).second) throw Error("lower " + fname_ + ": argument " + t.name() + " is given twice");
       if (st->attach() != AttachKind::Root)

@@ -112,6 +112,18 @@ TEST(TeLower, ArgumentsAndPlacementErrors) {
   }
 }
 
+TEST(TeLower, PlaceholderArgumentTheOutputsDoNotRead) {
+  // A function parameter the outputs never read (an op whose value is constant for its
+  // attributes) stays a parameter, in its position.
+  te::Tensor A = te::placeholder({8}, DType::f32, "A");
+  te::Tensor B = te::compute({8}, [&](Expr) { return tir::const_of(DType::f32, 1.0); }, "B");
+  te::Schedule s({B});
+  tir::PrimFunc f = te::lower(s, {A, B}, "f");
+  ASSERT_EQ(f.params.size(), 2u);
+  EXPECT_EQ(f.params[0]->name, "A");
+  EXPECT_EQ(f.params[1]->name, "B");
+}
+
 TEST(TeLower, DumpsTheIrAfterNamedPasses) {
   te::Tensor A = te::placeholder({10}, DType::f32, "A");
   te::Tensor B = te::compute({10}, [&](Expr i) { return A(i) * 3.0f; }, "B");
