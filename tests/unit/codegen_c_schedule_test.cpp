@@ -153,3 +153,27 @@ TEST(CodegenCSchedule, IntegerAndBoolDtypes) {
     EXPECT_EQ(int(e.data<uint8_t>()[i]), int(uint8_t(cv > 0 ? fm : fd))) << i;
   }
 }
+
+TEST(CodegenCSchedule, ScalarsAndFullReductions) {
+  // Rank-0 tensors: a full max/min/sum reduction to a scalar, then a scalar broadcast back.
+  te::Tensor A = te::placeholder({5, 7}, DType::f32, "A");
+  te::Tensor T = te::placeholder({}, DType::f32, "T");
+  auto r0 = te::reduce_axis(5, "r0"), r1 = te::reduce_axis(7, "r1");
+  te::Tensor S = te::compute({}, [&]() { return te::sum(A(r0.var, r1.var), {r0, r1}); }, "S");
+  auto q0 = te::reduce_axis(5, "q0"), q1 = te::reduce_axis(7, "q1");
+  te::Tensor M = te::compute({}, [&]() { return te::reduce_min(A(q0.var, q1.var), {q0, q1}); }, "M");
+  te::Tensor B = te::compute({5, 7}, [&](Expr i, Expr j) { return A(i, j) - M() + S() * T(); }, "B");
+  te::Schedule s({S, B});
+  auto m = build_one(te::lower(s, {A, T, S, B}, "scalars"));
+  Tensor a = random_tensor({5, 7}, 71), t = Tensor::scalar<float>(0.5f), sum(DType::f32, {}), b(DType::f32, {5, 7});
+  run(*m, "scalars", {&a, &t, &sum, &b});
+  double want_sum = 0;
+  float want_min = INFINITY;
+  for (int64_t i = 0; i < 35; ++i) {
+    want_sum += a.data<float>()[i];
+    want_min = std::min(want_min, a.data<float>()[i]);
+  }
+  EXPECT_NEAR(sum.data<float>()[0], want_sum, 1e-4);
+  for (int64_t i = 0; i < 35; ++i)
+    EXPECT_NEAR(b.data<float>()[i], a.data<float>()[i] - want_min + want_sum * 0.5, 1e-4) << i;
+}
