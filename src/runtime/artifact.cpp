@@ -11,6 +11,7 @@
 #include "ir/parser.h"
 #include "ir/printer.h"
 #include "ir/verifier.h"
+#include "native/compile.h"
 #include "partition/partition_graph.h"
 #include "support/error.h"
 #include "switchyard/version.h"
@@ -21,6 +22,7 @@ namespace {
 
 constexpr char kMagic[8] = {'S', 'W', 'Y', 'D', 'A', 'R', 'T', '\0'};
 constexpr const char* kModulePrefix = "module:";
+constexpr const char* kNativeLibrary = "native:library";
 
 // 64-bit checksum, eight bytes at a time (FNV-style mixing with a final avalanche): fast enough
 // for hundreds of megabytes of weights, and any flipped bit changes it.
@@ -98,6 +100,7 @@ void save_artifact(const CompiledModel& model, const std::string& path) {
   sections.emplace_back("graph", ir::print_module(model.module, po));
   sections.emplace_back("constants", std::move(weights));
   for (const auto& [name, mod] : model.modules) sections.emplace_back(kModulePrefix + name, mod->save());
+  if (model.native) sections.emplace_back(kNativeLibrary, model.native->library().so_bytes());
 
   std::string out(kMagic, sizeof kMagic);
   put_u32(out, kArtifactFormatVersion);
@@ -175,6 +178,8 @@ CompiledModel load_artifact(const std::string& path, const std::vector<const bac
     cm.modules[backend] = b->load(it->second, fns);
     for (const auto& f : fns) cm.backend_of[f.symbol] = backend;
   }
+  auto lib = sections.find(kNativeLibrary);
+  if (lib != sections.end()) cm.native = native::load_native(cm.module, lib->second);
   return cm;
 }
 

@@ -7,7 +7,9 @@
 //   u64 checksum(every byte before it)
 // Sections: "meta" (JSON: writer version, backends), "graph" (IR text of the partitioned module,
 // large constants as blob(OFFSET)), "constants" (their bytes, each constant once),
-// "module:<backend>" (RuntimeModule::save bytes; weights are not repeated there).
+// "module:<backend>" (RuntimeModule::save bytes; weights are not repeated there), and for the
+// native path "native:library" (the generated kernels' shared library; the graph is then the
+// fused module, from which the execution plan is recomputed at load).
 #pragma once
 #include <string>
 #include <vector>

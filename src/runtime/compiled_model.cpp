@@ -29,13 +29,15 @@ CompiledModel build_modules(const ir::Module& partitioned, const std::vector<con
 }
 
 std::vector<Tensor> CompiledModel::run(const std::vector<Tensor>& inputs, int threads) const {
-  reference::ExecOptions opts;
-  opts.threads = threads;
-  opts.external = [this](const std::string& symbol, const std::vector<Tensor>& args) {
+  auto external = [this](const std::string& symbol, const std::vector<Tensor>& args) {
     auto it = backend_of.find(symbol);
     SY_CHECK(it != backend_of.end()) << "no runtime module holds @" << symbol;
     return modules.at(it->second)->run(symbol, args);
   };
+  if (native) return native->run(inputs, threads, external);
+  reference::ExecOptions opts;
+  opts.threads = threads;
+  opts.external = external;
   Result<std::vector<Tensor>> r = reference::run_module(module, inputs, opts);
   if (!r.is_ok()) throw Error(r.status().message());
   return std::move(r.value());

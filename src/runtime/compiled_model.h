@@ -1,5 +1,6 @@
 // A partitioned module together with its backends' runtime modules: what `run --backends` builds
-// in process and what an artifact loads. Parts not offloaded run on the reference executor.
+// in process and what an artifact loads. Parts not offloaded run as natively compiled kernels
+// (when `native` is set: the module is then in fused form) or on the reference executor.
 #pragma once
 #include <map>
 #include <memory>
@@ -8,6 +9,7 @@
 
 #include "backends/backend.h"
 #include "ir/module.h"
+#include "native/executable.h"
 #include "support/tensor.h"
 
 namespace sy::runtime {
@@ -16,6 +18,7 @@ struct CompiledModel {
   ir::Module module;  // partitioned: @main plus one function per offloaded region
   std::map<std::string, std::unique_ptr<backends::RuntimeModule>> modules;  // by backend name
   std::map<std::string, std::string> backend_of;                            // symbol -> backend
+  std::shared_ptr<native::Executable> native;                               // the compiled path, if built
 
   // Runs @main; throws sy::Error on bad inputs (shape, dtype, count) naming the input.
   std::vector<Tensor> run(const std::vector<Tensor>& inputs, int threads) const;

@@ -34,6 +34,30 @@ Tensor::Tensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape
   storage_ = std::shared_ptr<uint8_t[]>(static_cast<uint8_t*>(p), [](uint8_t* q) { std::free(q); });
 }
 
+Tensor Tensor::uninitialized(DType dtype, Shape shape) {
+  Tensor t;
+  t.dtype_ = dtype;
+  t.shape_ = std::move(shape);
+  for (int64_t d : t.shape_) SY_CHECK(d >= 0) << "negative dimension in " << shape_str(t.shape_);
+  t.numel_ = shape_numel(t.shape_);
+  size_t alloc = ((t.nbytes() + 63) / 64) * 64;
+  if (alloc == 0) alloc = 64;
+  void* p = std::aligned_alloc(64, alloc);
+  if (!p) throw std::bad_alloc();
+  t.storage_ = std::shared_ptr<uint8_t[]>(static_cast<uint8_t*>(p), [](uint8_t* q) { std::free(q); });
+  return t;
+}
+
+Tensor Tensor::wrap(void* data, DType dtype, Shape shape) {
+  SY_CHECK(data) << "wrap of a null pointer";
+  Tensor t;
+  t.dtype_ = dtype;
+  t.shape_ = std::move(shape);
+  t.numel_ = shape_numel(t.shape_);
+  t.storage_ = std::shared_ptr<uint8_t[]>(static_cast<uint8_t*>(data), [](uint8_t*) {});
+  return t;
+}
+
 Tensor Tensor::reshaped(Shape shape) const {
   SY_CHECK(shape_numel(shape) == numel_) << "reshape " << shape_str(shape_) << " to " << shape_str(shape);
   Tensor t = *this;

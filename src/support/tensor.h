@@ -32,6 +32,10 @@ class Tensor {
   }
   template <typename T>
   static Tensor scalar(T v) { return from_vector<T>({}, {v}); }
+  // Storage left uninitialised (for results a kernel overwrites completely).
+  static Tensor uninitialized(DType dtype, Shape shape);
+  // A view of memory owned elsewhere (not freed by the tensor); the owner must outlive every use.
+  static Tensor wrap(void* data, DType dtype, Shape shape);
 
   bool defined() const { return storage_ != nullptr; }
   DType dtype() const { return dtype_; }

@@ -4,12 +4,14 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
 
 #include "backend_selection.h"
 #include "cli_common.h"
 #include "partition_summary.h"
+#include "native/compile.h"
 #include "runtime/artifact.h"
 #include "support/error.h"
 
@@ -21,6 +23,8 @@ struct CompileArgs {
   std::vector<std::string> input_shapes;
   BackendArgs backends;
   std::string output;
+  std::string target = "cpu";
+  std::string emit;
   bool quiet = false;
 };
 
@@ -32,6 +36,23 @@ int run_compile(const CompileArgs& a) {
   partition::PartitionResult r = run_partition(m, a.backends);
   progress.show("building backend modules...");
   runtime::CompiledModel cm = runtime::build_modules(r.module, partition_options(a.backends).backends);
+  native::Compiled nc;
+  if (a.target == "cpu") {
+    native::CompileOptions no;
+    no.progress = [&](const std::string& s) { progress.show(s); };
+    nc = native::compile_native(cm.module, no);
+    cm.module = nc.fused;
+    cm.native = nc.executable;
+    if (!a.emit.empty()) {
+      std::string path = std::filesystem::path(a.output).replace_extension(".c").string();
+      std::ofstream f(path);
+      f << nc.c_source;
+      if (!f) throw Error(path + ": cannot write the generated C");
+      if (!a.quiet) std::cout << "generated C: " << path << "\n";
+    }
+  } else if (!a.emit.empty()) {
+    throw Error("--emit c needs --target cpu");
+  }
   progress.show("writing " + a.output + "...");
   runtime::save_artifact(cm, a.output);
   progress.clear();
@@ -40,6 +61,13 @@ int run_compile(const CompileArgs& a) {
     std::cout << "model: " << a.model << "  backends (priority order): "
               << (a.backends.backends.empty() ? "none" : a.backends.backends) << "\n";
     print_partition(std::cout, m, r, false);
+    if (cm.native) {
+      const native::Plan& p = cm.native->plan();
+      std::cout << "native: " << p.kernel_launches << " kernel launches (" << p.kernels.size() << " distinct), "
+                << "activation memory " << si(static_cast<double>(p.arena_bytes), "B") << " planned for "
+                << si(static_cast<double>(p.intermediate_bytes), "B") << " of intermediates; lowering "
+                << fixed(nc.lower_seconds, 1) << " s, C compiler " << fixed(nc.compile_seconds, 1) << " s\n";
+    }
     std::cout << "wrote " << a.output << " (" << si(static_cast<double>(std::filesystem::file_size(a.output)), "B")
               << ") in " << fixed(secs, 1) << " s; run it with: switchyard run " << a.output << "\n";
   }
@@ -55,10 +83,17 @@ Command add_compile_command(CLI::App& root) {
   c->add_option("-o,--output", args->output, "artifact to write (e.g. model.sya)")->required();
   c->add_option("--input-shape", args->input_shapes, "NAME=D1,D2,...: static shape of an input")->type_name("NAME=SHAPE");
   add_backend_options(*c, args->backends, /*with_dump=*/true);
+  c->add_option("--target", args->target,
+                "cpu: what no backend takes is compiled to native kernels (C, system compiler, cached); "
+                "reference: interpreted by the reference executor")
+      ->check(CLI::IsMember({"cpu", "reference"}))
+      ->capture_default_str();
+  c->add_option("--emit", args->emit, "c: also write the generated C source beside the artifact (OUTPUT with .c)")
+      ->check(CLI::IsMember({"c"}));
   c->add_flag("-q,--quiet", args->quiet, "print nothing on success");
   c->footer(
       "The artifact holds the partitioned graph, its constants (once) and every backend's module, with a\n"
-      "format version and checksums. Parts not offloaded run on the reference executor.\n"
+      "format version and checksums. Parts not offloaded run as natively compiled kernels (--target cpu).\n"
       "Example: switchyard compile model.onnx --backends LIST -o model.sya && switchyard run model.sya");
   return {c, [args] { return run_compile(*args); }};
 }

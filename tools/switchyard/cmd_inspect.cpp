@@ -7,6 +7,7 @@
 
 #include "api/analysis.h"
 #include "cli_common.h"
+#include "native/compile.h"
 
 namespace sy::cli {
 namespace {
@@ -46,6 +47,15 @@ int run_inspect(const InspectArgs& a) {
     j["param_bytes"] = st.param_bytes;
     j["flops"] = st.flops;
     j["gflops"] = static_cast<double>(st.flops) / 1e9;
+    if (native::is_fused(m)) {
+      // A natively compiled artifact: its execution plan.
+      native::Plan plan = native::plan_module(m);
+      j["kernels"] = plan.kernel_launches;
+      j["unique_kernels"] = plan.kernels.size();
+      j["external_calls"] = static_cast<int>(plan.calls.size()) - plan.kernel_launches;
+      j["planned_bytes"] = plan.arena_bytes;
+      j["intermediate_bytes"] = plan.intermediate_bytes;
+    }
     if (a.per_node) {
       j["nodes"] = nlohmann::json::array();
       for (const auto& n : st.nodes)
@@ -61,6 +71,13 @@ int run_inspect(const InspectArgs& a) {
             << ", " << si(static_cast<double>(st.param_bytes), "B") << ")\n";
   std::cout << "FLOPs: " << with_commas(st.flops) << " (" << si(static_cast<double>(st.flops), "FLOP")
             << "; a multiply-add counts 2)\n";
+  if (native::is_fused(m)) {
+    native::Plan plan = native::plan_module(m);
+    std::cout << "compiled: " << plan.kernel_launches << " kernel launches per run (" << plan.kernels.size()
+              << " distinct kernels), " << (plan.calls.size() - static_cast<size_t>(plan.kernel_launches))
+              << " external calls; activation memory planned " << si(static_cast<double>(plan.arena_bytes), "B")
+              << " for " << si(static_cast<double>(plan.intermediate_bytes), "B") << " of intermediates\n";
+  }
   std::cout << "ops: " << st.num_ops << " calls of " << hist.size() << " kinds\n";
   size_t w = 0;
   for (const auto& [op, n] : hist) w = std::max(w, op.size());

@@ -11,6 +11,7 @@
 #include "cli_common.h"
 #include "backend_selection.h"
 #include "execute.h"
+#include "native/compile.h"
 #include "runtime/artifact.h"
 #include "support/error.h"
 
@@ -28,6 +29,7 @@ struct RunArgs {
   uint64_t seed = 0;
   bool json = false;
   BackendArgs backends;
+  std::string target = "reference";
 };
 
 int run_run(const RunArgs& a) {
@@ -46,11 +48,20 @@ int run_run(const RunArgs& a) {
     if (!a.input_shapes.empty()) throw Error(a.model + ": an artifact has fixed input shapes; drop --input-shape");
     cm = runtime::load_artifact(a.model, all_backends());
     executor = "artifact";
-  } else if (!a.backends.backends.empty()) {
+  } else if (!a.backends.backends.empty() || a.target == "cpu") {
     ir::Module m = load(a.model, a.input_shapes);
     partition::PartitionResult r = run_partition(m, a.backends);
     cm = runtime::build_modules(r.module, partition_options(a.backends).backends);
-    executor = "reference + " + a.backends.backends;
+    if (a.target == "cpu") {
+      Progress progress;
+      native::CompileOptions no;
+      no.progress = [&](const std::string& s) { progress.show(s); };
+      native::Compiled nc = native::compile_native(cm.module, no);
+      cm.module = nc.fused;
+      cm.native = nc.executable;
+    }
+    executor = std::string(a.target == "cpu" ? "native" : "reference") +
+               (a.backends.backends.empty() ? "" : " + " + a.backends.backends);
   } else {
     if (!a.backends.prefer.empty()) throw Error("--prefer needs --backends");
     cm.module = load(a.model, a.input_shapes);
@@ -58,7 +69,8 @@ int run_run(const RunArgs& a) {
   if (executor != "reference") {
     std::string list;
     for (const auto& [b, _] : cm.modules) list += (list.empty() ? "" : ", ") + b;
-    if (executor == "artifact") executor = "artifact: reference + " + (list.empty() ? std::string("no backends") : list);
+    if (executor == "artifact")
+      executor = std::string("artifact: ") + (cm.native ? "native" : "reference") + (list.empty() ? "" : " + " + list);
     int threads = a.threads;
     runner = [&cm, threads](const std::vector<Tensor>& in) { return cm.run(in, threads); };
   }
@@ -121,6 +133,10 @@ Command add_run_command(CLI::App& root) {
   CLI::App* c = root.add_subcommand("run", "Run a model or a compiled artifact: latency and outputs");
   c->add_option("MODEL", args->model, "model: file.onnx, file.sy, zoo:NAME, or an artifact file.sya")->required();
   add_backend_options(*c, args->backends, /*with_dump=*/false);
+  c->add_option("--target", args->target,
+                "reference: interpret what no backend takes; cpu: compile it to native kernels first")
+      ->check(CLI::IsMember({"cpu", "reference"}))
+      ->capture_default_str();
   c->add_option("--input", args->inputs, "NAME=FILE.npy: value of an input (others get seeded random data)")
       ->type_name("NAME=FILE");
   c->add_option("--input-shape", args->input_shapes,

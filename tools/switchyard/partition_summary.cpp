@@ -91,7 +91,7 @@ void print_partition(std::ostream& os, const ir::Module& original, const partiti
   std::vector<std::string> native;
   for (const auto& d : r.report.decisions)
     if (d.backend.empty()) native.push_back(d.node);
-  os << "native (reference executor): " << native.size() << " node" << (native.size() == 1 ? "" : "s")
+  os << "native: " << native.size() << " node" << (native.size() == 1 ? "" : "s")
      << (native.empty() ? "" : ": " + histogram(native)) << "\n";
   if (!explain) {
     if (!native.empty()) os << "(--explain says why each node went where it went)\n";

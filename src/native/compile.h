@@ -1,0 +1,36 @@
+// The native compiled path as one call: fuse, plan, lower every unique fused function to a
+// kernel, generate C, compile (cached by content hash), load.
+#pragma once
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "ir/module.h"
+#include "native/executable.h"
+
+namespace sy::native {
+
+struct CompileOptions {
+  int vector_lanes = 16;
+  // Progress messages ("lowering 12/57 kernels", "compiling C ..."), for long compiles.
+  std::function<void(const std::string&)> progress;
+};
+
+struct Compiled {
+  ir::Module fused;  // @main calls fused primitive functions and external functions only
+  std::shared_ptr<Executable> executable;
+  std::string c_source;
+  double lower_seconds = 0, compile_seconds = 0;
+};
+
+// m may be partitioned (calls of external functions are kept; their runtime modules are run by
+// the caller). Throws sy::Error naming an op without a native implementation.
+Compiled compile_native(const ir::Module& m, const CompileOptions& opts = {});
+
+// Rebuilds the executable of an artifact: the fused module and its library's bytes; no compiler.
+std::shared_ptr<Executable> load_native(const ir::Module& fused, const std::string& library_bytes);
+
+// Whether a module is in fused form (what compile_native returns).
+bool is_fused(const ir::Module& m);
+
+}  // namespace sy::native

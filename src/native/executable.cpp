@@ -1,0 +1,91 @@
+// Running a planned model: one pointer per value, kernels called in order.
+#include "native/executable.h"
+
+#include <omp.h>
+
+#include <cstring>
+
+#include "ir/type.h"
+#include "support/error.h"
+
+namespace sy::native {
+
+Executable::Executable(Plan plan, std::shared_ptr<codegen::Module> library)
+    : plan_(std::move(plan)), library_(std::move(library)) {
+  for (const Call& c : plan_.calls) kernels_.push_back(c.external ? nullptr : library_->get(c.kernel));
+  arena_storage_.resize(static_cast<size_t>(plan_.arena_bytes) + 64);
+  uintptr_t p = reinterpret_cast<uintptr_t>(arena_storage_.data());
+  arena_ = reinterpret_cast<char*>((p + 63) / 64 * 64);
+}
+
+std::vector<Tensor> Executable::run(const std::vector<Tensor>& inputs, int threads, const ExternalRunner& external) const {
+  if (inputs.size() != plan_.inputs.size())
+    throw Error("the model expects " + std::to_string(plan_.inputs.size()) + " inputs, got " + std::to_string(inputs.size()));
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Value& v = plan_.values[static_cast<size_t>(plan_.inputs[i])];
+    if (!inputs[i].defined() || inputs[i].dtype() != v.dtype || inputs[i].shape() != v.shape)
+      throw Error("input " + std::to_string(i) + ": expected " + ir::type_str(ir::tensor_type(v.shape, v.dtype)) +
+                  (inputs[i].defined() ? ", got " + ir::type_str(ir::tensor_type(inputs[i].shape(), inputs[i].dtype())) : ""));
+  }
+  if (threads > 0) omp_set_num_threads(threads);
+  std::vector<Tensor> fresh(plan_.outputs.size());
+  std::vector<std::vector<Tensor>> ext(plan_.calls.size());
+  std::vector<void*> ptr(plan_.values.size(), nullptr);
+  // Pointers of values that exist before any call.
+  for (size_t v = 0; v < plan_.values.size(); ++v) {
+    const Value& val = plan_.values[v];
+    if (val.alias_of >= 0) continue;
+    switch (val.kind) {
+      case ValueKind::Input: ptr[v] = const_cast<void*>(inputs[static_cast<size_t>(val.index)].raw()); break;
+      case ValueKind::Constant: ptr[v] = const_cast<void*>(plan_.constants[static_cast<size_t>(val.index)].raw()); break;
+      case ValueKind::Storage: ptr[v] = arena_ + val.offset; break;
+      case ValueKind::Output:
+        fresh[static_cast<size_t>(val.index)] = Tensor::uninitialized(val.dtype, val.shape);
+        ptr[v] = fresh[static_cast<size_t>(val.index)].raw();
+        break;
+      case ValueKind::External: break;  // set when its call runs
+    }
+  }
+  auto resolve = [&](int v) -> void* {
+    while (plan_.values[static_cast<size_t>(v)].alias_of >= 0) v = plan_.values[static_cast<size_t>(v)].alias_of;
+    return ptr[static_cast<size_t>(v)];
+  };
+  std::vector<void*> args;
+  for (size_t ci = 0; ci < plan_.calls.size(); ++ci) {
+    const Call& c = plan_.calls[ci];
+    if (c.external) {
+      if (!external) throw Error("@" + c.kernel + " is an external function, but no backend module is loaded");
+      std::vector<Tensor> in;
+      for (int v : c.inputs) {
+        const Value& val = plan_.values[static_cast<size_t>(v)];
+        // A view over the value's bytes; the storage outlives the call.
+        in.push_back(Tensor::wrap(resolve(v), val.dtype, val.shape));
+      }
+      ext[ci] = external(c.kernel, in);
+      SY_CHECK(ext[ci].size() == c.outputs.size()) << "@" << c.kernel << " returned " << ext[ci].size() << " results";
+      for (size_t k = 0; k < c.outputs.size(); ++k) ptr[static_cast<size_t>(c.outputs[k])] = ext[ci][k].raw();
+      continue;
+    }
+    args.clear();
+    for (int v : c.inputs) args.push_back(resolve(v));
+    for (int v : c.outputs) args.push_back(resolve(v));
+    int32_t rc = kernels_[ci](args.data());
+    if (rc != 0) throw Error("kernel " + c.kernel + " failed (code " + std::to_string(rc) + ")");
+  }
+  std::vector<Tensor> outs;
+  for (size_t i = 0; i < plan_.outputs.size(); ++i) {
+    int v = plan_.outputs[i];
+    const Value& val = plan_.values[static_cast<size_t>(v)];
+    if (val.alias_of < 0 && val.kind == ValueKind::Output) {
+      outs.push_back(fresh[static_cast<size_t>(val.index)]);
+      continue;
+    }
+    // Inputs, constants, external results and views are copied: the caller owns its results.
+    Tensor t = Tensor::uninitialized(val.dtype, val.shape);
+    std::memcpy(t.raw(), resolve(v), t.nbytes());
+    outs.push_back(t);
+  }
+  return outs;
+}
+
+}  // namespace sy::native

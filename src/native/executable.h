@@ -1,0 +1,37 @@
+// A natively compiled model ready to run: its plan, the kernels' shared library (dlopen'ed), a
+// preallocated arena for intermediates, and the external (BYOC) modules it calls.
+#pragma once
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "codegen/c/module.h"
+#include "native/plan.h"
+
+namespace sy::native {
+
+// Runs an external function by symbol (a BYOC runtime module).
+using ExternalRunner = std::function<std::vector<Tensor>(const std::string& symbol, const std::vector<Tensor>& args)>;
+
+class Executable {
+ public:
+  // The library must hold every kernel of the plan (sy::Error naming a missing one).
+  Executable(Plan plan, std::shared_ptr<codegen::Module> library);
+
+  // Runs on inputs (checked against the plan's input types, errors name the input);
+  // one tensor per result of @main.
+  std::vector<Tensor> run(const std::vector<Tensor>& inputs, int threads, const ExternalRunner& external) const;
+
+  const Plan& plan() const { return plan_; }
+  const codegen::Module& library() const { return *library_; }
+
+ private:
+  Plan plan_;
+  std::shared_ptr<codegen::Module> library_;
+  std::vector<codegen::PackedKernel> kernels_;  // per call (null for external calls)
+  mutable std::vector<char, std::allocator<char>> arena_storage_;
+  char* arena_ = nullptr;
+};
+
+}  // namespace sy::native

@@ -1,0 +1,261 @@
+// Planning: values, calls, kernel dedup, liveness and storage reuse.
+#include "native/plan.h"
+
+#include "native/lower_function.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "ir/structural_equal.h"
+#include "ir/visitor.h"
+#include "support/error.h"
+
+namespace sy::native {
+
+int64_t Value::nbytes() const {
+  int64_t n = static_cast<int64_t>(dtype_size(dtype));
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+namespace {
+
+constexpr int64_t kAlign = 64;
+
+int64_t aligned(int64_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
+
+// A fused function that only reinterprets its input's bytes (reshape): no kernel needed.
+bool is_pure_reshape(const ir::FunctionNode& f) {
+  auto* c = f.body->as<ir::CallNode>();
+  return c && c->is_op() && c->op == ops::OpCode::Reshape && f.params.size() == 1 && c->args.size() == 1 &&
+         c->args[0] == f.params[0];
+}
+
+class Planner {
+ public:
+  explicit Planner(const ir::Module& m) : m_(m) {}
+
+  Plan run() {
+    const ir::FunctionNode& main = m_.main();
+    for (size_t i = 0; i < main.params.size(); ++i) {
+      int v = new_value(main.params[i]->type);
+      p_.values[static_cast<size_t>(v)].kind = ValueKind::Input;
+      p_.values[static_cast<size_t>(v)].index = static_cast<int>(i);
+      p_.inputs.push_back(v);
+      vals_[main.params[i].get()] = {v};
+    }
+    for (const ir::Expr& e : ir::post_order(main.body)) visit(e);
+    p_.outputs = vals_.at(main.body.get());
+    mark_outputs();
+    plan_memory();
+    return std::move(p_);
+  }
+
+ private:
+  int new_value(const ir::Type& t) {
+    const ir::TypeNode& tt = ir::as_tensor(t);
+    Value v;
+    v.dtype = tt.dtype;
+    v.shape = tt.shape;
+    p_.values.push_back(v);
+    return static_cast<int>(p_.values.size()) - 1;
+  }
+
+  std::vector<int> new_values(const ir::Type& t) {
+    std::vector<int> out;
+    if (ir::is_tensor(t)) {
+      out.push_back(new_value(t));
+    } else {
+      for (const ir::Type& f : t->fields) {
+        auto sub = new_values(f);
+        out.insert(out.end(), sub.begin(), sub.end());
+      }
+    }
+    return out;
+  }
+
+  std::vector<int> args_of(const ir::CallNode& c) {
+    std::vector<int> ins;
+    for (const ir::Expr& a : c.args) {
+      const auto& v = vals_.at(a.get());
+      ins.insert(ins.end(), v.begin(), v.end());
+    }
+    return ins;
+  }
+
+  void visit(const ir::Expr& e) {
+    switch (e->kind) {
+      case ir::ExprKind::Var:
+      case ir::ExprKind::Function:
+      case ir::ExprKind::GlobalVar:
+        return;
+      case ir::ExprKind::Constant: {
+        int v = new_value(e->type);
+        p_.values[static_cast<size_t>(v)].kind = ValueKind::Constant;
+        p_.values[static_cast<size_t>(v)].index = static_cast<int>(p_.constants.size());
+        p_.constants.push_back(e->as<ir::ConstantNode>()->value);
+        vals_[e.get()] = {v};
+        return;
+      }
+      case ir::ExprKind::Tuple: {
+        std::vector<int> all;
+        for (const ir::Expr& f : e->as<ir::TupleNode>()->fields) {
+          const auto& v = vals_.at(f.get());
+          all.insert(all.end(), v.begin(), v.end());
+        }
+        vals_[e.get()] = all;
+        return;
+      }
+      case ir::ExprKind::TupleGetItem: {
+        auto* t = e->as<ir::TupleGetItemNode>();
+        // Nested tuples are flattened; item k of a flat tuple of tensors is value k.
+        const auto& v = vals_.at(t->tuple.get());
+        SY_CHECK(ir::is_tensor(e->type)) << "tuple_get_item of a nested tuple is not supported by the native plan";
+        vals_[e.get()] = {v.at(static_cast<size_t>(t->index))};
+        return;
+      }
+      case ir::ExprKind::Call:
+        visit_call(e);
+        return;
+    }
+  }
+
+  void visit_call(const ir::Expr& e) {
+    auto* c = e->as<ir::CallNode>();
+    if (c->is_op()) throw Error("native plan: op " + ops::op_name(c->op) + " outside a fused function (run fuse_ops first)");
+    Call call;
+    call.inputs = args_of(*c);
+    call.outputs = new_values(e->type);
+    if (auto* gv = c->callee->as<ir::GlobalVarNode>()) {
+      call.external = true;
+      call.kernel = gv->name;
+      int ci = static_cast<int>(p_.calls.size());
+      for (size_t k = 0; k < call.outputs.size(); ++k) {
+        Value& v = p_.values[static_cast<size_t>(call.outputs[k])];
+        v.kind = ValueKind::External;
+        v.index = static_cast<int>(k);
+        v.call = ci;
+      }
+    } else {
+      auto* f = c->callee->as<ir::FunctionNode>();
+      SY_CHECK(f && f->attrs.count("Primitive")) << "native plan: call of a non-primitive function";
+      if (is_pure_reshape(*f)) {
+        int out = call.outputs[0];
+        p_.values[static_cast<size_t>(out)].alias_of = call.inputs[0];
+        vals_[e.get()] = call.outputs;
+        return;  // no call: the output is a view of the input
+      }
+      call.function = kernel_for(c->callee);
+      call.kernel = p_.kernel_names[static_cast<size_t>(call.function)];
+      ++p_.kernel_launches;
+    }
+    vals_[e.get()] = call.outputs;
+    p_.calls.push_back(std::move(call));
+  }
+
+  int kernel_for(const ir::Expr& fn) {
+    size_t h = ir::structural_hash(fn);
+    for (int k : by_hash_[h])
+      if (ir::structural_equal(p_.kernels[static_cast<size_t>(k)], fn)) return k;
+    int k = static_cast<int>(p_.kernels.size());
+    p_.kernels.push_back(fn);
+    const ir::CallNode* anchor = anchor_of(*fn->as<ir::FunctionNode>());
+    std::string op = anchor ? ops::op_name(anchor->op) : "fn";
+    std::replace(op.begin(), op.end(), '.', '_');
+    p_.kernel_names.push_back("k" + std::to_string(k) + "_" + op);
+    by_hash_[h].push_back(k);
+    return k;
+  }
+
+  int root(int v) const {
+    while (p_.values[static_cast<size_t>(v)].alias_of >= 0) v = p_.values[static_cast<size_t>(v)].alias_of;
+    return v;
+  }
+
+  // Results of @main are fresh tensors per run; a result that aliases (reshape) an intermediate
+  // makes that intermediate an output too.
+  void mark_outputs() {
+    for (size_t i = 0; i < p_.outputs.size(); ++i) {
+      int v = p_.outputs[i];
+      Value& val = p_.values[static_cast<size_t>(v)];
+      if (val.kind == ValueKind::Storage && val.alias_of < 0) {
+        val.kind = ValueKind::Output;
+        val.index = static_cast<int>(i);
+      }
+    }
+  }
+
+  // Greedy best-fit reuse over the call sequence: a buffer is free after the last call reading it.
+  void plan_memory() {
+    const int n = static_cast<int>(p_.calls.size());
+    std::vector<int> last_use(p_.values.size(), -1), first_def(p_.values.size(), -1);
+    for (int i = 0; i < n; ++i) {
+      for (int v : p_.calls[static_cast<size_t>(i)].inputs) last_use[static_cast<size_t>(root(v))] = i;
+      for (int v : p_.calls[static_cast<size_t>(i)].outputs)
+        if (first_def[static_cast<size_t>(v)] < 0) first_def[static_cast<size_t>(v)] = i;
+    }
+    // Results that are views of intermediates stay alive to the end.
+    for (int v : p_.outputs) last_use[static_cast<size_t>(root(v))] = n;
+    struct Block { int64_t offset, size; };
+    std::vector<Block> free_blocks;
+    std::vector<std::vector<int>> release_at(static_cast<size_t>(n + 1));
+    for (size_t v = 0; v < p_.values.size(); ++v) {
+      const Value& val = p_.values[v];
+      if (val.kind == ValueKind::Storage && val.alias_of < 0) p_.intermediate_bytes += val.nbytes();
+    }
+    for (int i = 0; i < n; ++i) {
+      for (int v : p_.calls[static_cast<size_t>(i)].outputs) {
+        Value& val = p_.values[static_cast<size_t>(v)];
+        if (val.kind != ValueKind::Storage || val.alias_of >= 0) continue;
+        int64_t need = aligned(std::max<int64_t>(val.nbytes(), 1));
+        auto best = free_blocks.end();
+        for (auto it = free_blocks.begin(); it != free_blocks.end(); ++it)
+          if (it->size >= need && (best == free_blocks.end() || it->size < best->size)) best = it;
+        if (best != free_blocks.end()) {
+          val.offset = best->offset;
+          if (best->size > need) {
+            best->offset += need;
+            best->size -= need;
+          } else {
+            free_blocks.erase(best);
+          }
+        } else {
+          val.offset = p_.arena_bytes;
+          p_.arena_bytes += need;
+        }
+        int end = last_use[static_cast<size_t>(v)];
+        if (end < 0) end = i;  // never read: free after its own call
+        release_at[static_cast<size_t>(end)].push_back(v);
+      }
+      for (int v : release_at[static_cast<size_t>(i)]) {
+        const Value& val = p_.values[static_cast<size_t>(v)];
+        free_blocks.push_back({val.offset, aligned(std::max<int64_t>(val.nbytes(), 1))});
+      }
+      coalesce(free_blocks);
+    }
+  }
+
+  template <typename B>
+  static void coalesce(std::vector<B>& blocks) {
+    std::sort(blocks.begin(), blocks.end(), [](const B& a, const B& b) { return a.offset < b.offset; });
+    std::vector<B> out;
+    for (const B& b : blocks) {
+      if (!out.empty() && out.back().offset + out.back().size == b.offset)
+        out.back().size += b.size;
+      else
+        out.push_back(b);
+    }
+    blocks = std::move(out);
+  }
+
+  const ir::Module& m_;
+  Plan p_;
+  std::unordered_map<const ir::ExprNode*, std::vector<int>> vals_;
+  std::unordered_map<size_t, std::vector<int>> by_hash_;
+};
+
+}  // namespace
+
+Plan plan_module(const ir::Module& fused) { return Planner(fused).run(); }
+
+}  // namespace sy::native

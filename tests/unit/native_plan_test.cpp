@@ -1,0 +1,52 @@
+// The native execution plan: kernel dedup, reshape views, and static memory planning.
+#include <gtest/gtest.h>
+
+#include "native/compile.h"
+#include "native/plan.h"
+#include "passes/fold_constants.h"
+#include "passes/fuse_ops.h"
+#include "zoo/zoo.h"
+
+namespace sy {
+namespace {
+
+native::Plan plan_of(const std::string& zoo_name) {
+  ir::Module m = zoo::build(zoo_name, {});
+  return native::plan_module(passes::fuse_ops(passes::fold_constants(m)));
+}
+
+TEST(NativePlan, ResNet50MemoryPlanReusesStorage) {
+  native::Plan p = plan_of("resnet50");
+  EXPECT_GT(p.intermediate_bytes, 0);
+  EXPECT_LE(p.arena_bytes * 10, p.intermediate_bytes * 4)
+      << "planned " << p.arena_bytes << " of " << p.intermediate_bytes << " bytes";
+  EXPECT_LT(p.kernels.size(), static_cast<size_t>(p.kernel_launches));  // repeated blocks share kernels
+}
+
+TEST(NativePlan, LiveValuesNeverShareBytes) {
+  native::Plan p = plan_of("mobilenet_v2");
+  // For every call, its inputs and outputs that live in the arena must not overlap.
+  std::vector<int> last(p.values.size(), -1), first(p.values.size(), -1);
+  auto root = [&](int v) {
+    while (p.values[static_cast<size_t>(v)].alias_of >= 0) v = p.values[static_cast<size_t>(v)].alias_of;
+    return v;
+  };
+  for (size_t i = 0; i < p.calls.size(); ++i) {
+    for (int v : p.calls[i].inputs) last[static_cast<size_t>(root(v))] = static_cast<int>(i);
+    for (int v : p.calls[i].outputs)
+      if (first[static_cast<size_t>(v)] < 0) first[static_cast<size_t>(v)] = static_cast<int>(i);
+  }
+  for (size_t a = 0; a < p.values.size(); ++a)
+    for (size_t b = a + 1; b < p.values.size(); ++b) {
+      const auto &va = p.values[a], &vb = p.values[b];
+      if (va.kind != native::ValueKind::Storage || vb.kind != native::ValueKind::Storage) continue;
+      if (va.alias_of >= 0 || vb.alias_of >= 0 || first[a] < 0 || first[b] < 0) continue;
+      int ea = std::max(last[a], first[a]), eb = std::max(last[b], first[b]);
+      bool live_together = first[a] <= eb && first[b] <= ea;
+      bool overlap = va.offset < vb.offset + vb.nbytes() && vb.offset < va.offset + va.nbytes();
+      ASSERT_FALSE(live_together && overlap) << "values " << a << " and " << b << " share bytes while both live";
+    }
+}
+
+}  // namespace
+}  // namespace sy
