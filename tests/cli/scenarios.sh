@@ -33,12 +33,19 @@ case "$3" in
     cmp b1/logits.npy b2/logits.npy
     ;;
   artifact_round_trip)
-    # compile writes one artifact; run in a new process reproduces the in-process outputs bit for bit.
-    expect --stdout-has "wrote mlp.sya" -- "$SY" compile zoo:mlp -o mlp.sya
+    # compile writes one artifact; run in a new process reproduces the in-process outputs bit for bit,
+    # for the interpreted and the natively compiled form.
+    expect --stdout-has "wrote mlp.sya" -- "$SY" compile zoo:mlp -o mlp.sya --target reference
     "$SY" run zoo:mlp --output-dir direct --threads 1 >/dev/null
-    expect --stdout-has "artifact" -- "$SY" run mlp.sya --output-dir loaded --threads 1
+    expect --stdout-has "artifact: reference" -- "$SY" run mlp.sya --output-dir loaded --threads 1
     cmp direct/logits.npy loaded/logits.npy && cmp direct/probs.npy loaded/probs.npy
     expect --json-check 'j["num_ops"] == 4' -- "$SY" inspect mlp.sya --json
+    expect --stdout-has "native:" -- "$SY" compile zoo:mlp -o mlp_native.sya --emit c
+    grep -q "k1_nn_dense" mlp_native.c
+    "$SY" run zoo:mlp --target cpu --output-dir direct_native --threads 1 >/dev/null
+    expect --stdout-has "artifact: native" -- "$SY" run mlp_native.sya --output-dir loaded_native --threads 1
+    cmp direct_native/logits.npy loaded_native/logits.npy && cmp direct_native/probs.npy loaded_native/probs.npy
+    expect --json-check 'j["kernels"] == 3 and j["planned_bytes"] <= j["intermediate_bytes"]' -- "$SY" inspect mlp_native.sya --json
     expect --exit 1 --stderr-lines 1 --stderr-has "already partitioned" -- "$SY" run mlp.sya --backends x
     ;;
   partition_dot)
