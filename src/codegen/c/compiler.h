@@ -17,7 +17,8 @@ struct CompileOptions {
 // $SWITCHYARD_CACHE_DIR, else $XDG_CACHE_HOME/switchyard, else ~/.cache/switchyard.
 std::string default_cache_dir();
 
-// The path of the shared library built from source (compiled unless the cache has it). Throws
+// The path of the shared library built from source (compiled unless the cache has it). The cache
+// key covers the source, the compiler's identity and flags, and the host CPU. Throws
 // sy::Error with the compiler's first error lines if compilation fails.
 std::string compile_shared_library(const std::string& source, const CompileOptions& opts = {});
 
