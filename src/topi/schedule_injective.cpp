@@ -42,17 +42,23 @@ void schedule_output(te::Stage& st, const GroupSchedule& g) {
 
 void schedule_injective(GroupSchedule& g) {
   te::Schedule& s = *g.sch;
-  std::set<const te::OperationNode*> outs;
+  std::set<const te::OperationNode*> outs, roots;
   for (const te::Tensor& t : g.outputs) outs.insert(t.op().get());
+  // Extern stages take whole buffers: what they read is computed whole, at the root.
+  for (te::Stage* st : s.stages())
+    if (st->op()->kind == te::OpKind::Extern)
+      for (const auto& in : st->op()->extern_inputs) roots.insert(in.get());
   for (te::Stage* st : s.stages()) {
     const te::Operation& op = st->op();
-    if (op->kind != te::OpKind::Compute || outs.count(op.get())) continue;
+    if (op->kind != te::OpKind::Compute || outs.count(op.get()) || roots.count(op.get())) continue;
     // A reduction cannot be inlined into its consumer; it stays a root stage of its own.
     if (!op->is_reduction()) st->compute_inline();
   }
-  for (te::Stage* st : s.stages())
-    if (st->op()->kind == te::OpKind::Compute && (outs.count(st->op().get()) || st->op()->is_reduction()))
+  for (te::Stage* st : s.stages()) {
+    const te::OperationNode* op = st->op().get();
+    if (op->kind == te::OpKind::Compute && (outs.count(op) || roots.count(op) || op->is_reduction()))
       if (st->attach() == te::AttachKind::Root) schedule_output(*st, g);
+  }
 }
 
 }  // namespace sy::topi

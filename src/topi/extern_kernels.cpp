@@ -1,0 +1,184 @@
+// C functions that generated code calls for the ops that are sequential or data-dependent writes
+// (cumsum, scatter_elements, scatter_nd, topk): extern stages, registered in the extern table
+// that the native module is given when it is loaded. Semantics are the reference kernels'
+// (backends/reference/kernels_reduce.cpp, kernels_scatter.cpp). Every function takes its buffers
+// first (inputs, then the output), then int64 scalars; dtypes are passed as DType codes.
+#include "topi/extern_kernels.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <numeric>
+#include <type_traits>
+#include <vector>
+
+#include "support/dtype.h"
+#include "topi/topi.h"
+
+namespace {
+
+using sy::DType;
+
+template <typename T>
+T wrap_add(T a, T b) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
+  } else {
+    return static_cast<T>(a + b);
+  }
+}
+
+template <typename T>
+T wrap_mul(T a, T b) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    return static_cast<T>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+  } else {
+    return static_cast<T>(a * b);
+  }
+}
+
+template <typename T>
+bool is_nan(T v) {
+  if constexpr (std::is_floating_point_v<T>) return std::isnan(v);
+  else return false;
+}
+
+int64_t index_at(const void* p, int64_t index_dtype, int64_t i) {
+  if (static_cast<DType>(index_dtype) == DType::i32) return static_cast<const int32_t*>(p)[i];
+  return static_cast<const int64_t*>(p)[i];
+}
+
+// Negative indices count from the end; out of range (which the reference rejects) is clamped.
+int64_t normalize(int64_t v, int64_t dim) {
+  if (v < 0) v += dim;
+  return std::clamp<int64_t>(v, 0, dim - 1);
+}
+
+template <typename T>
+void apply(int64_t reduction, T& dst, T v) {
+  switch (reduction) {
+    case sy::topi::kScatterNone: dst = v; break;
+    case sy::topi::kScatterAdd: dst = wrap_add<T>(dst, v); break;
+    case sy::topi::kScatterMul: dst = wrap_mul<T>(dst, v); break;
+    case sy::topi::kScatterMax: dst = std::max(dst, v); break;
+    case sy::topi::kScatterMin: dst = std::min(dst, v); break;
+    default: break;
+  }
+}
+
+}  // namespace
+
+extern "C" {
+
+void sy_topi_cumsum(const void* x, void* out, int64_t dtype, int64_t outer, int64_t D, int64_t inner,
+                    int64_t exclusive, int64_t reverse) {
+  sy::dispatch_dtype(static_cast<DType>(dtype), [&]<typename T>(T) {
+    if constexpr (!std::is_same_v<T, bool>) {
+      using Acc = std::conditional_t<std::is_floating_point_v<T>, double, T>;
+      const T* in = static_cast<const T*>(x);
+      T* o = static_cast<T*>(out);
+      for (int64_t line = 0; line < outer * inner; ++line) {
+        const int64_t base = (line / inner) * D * inner + line % inner;
+        Acc acc = 0;
+        for (int64_t s = 0; s < D; ++s) {
+          const int64_t d = reverse ? D - 1 - s : s;
+          const T v = in[base + d * inner];
+          if (!exclusive) acc = wrap_add<Acc>(acc, static_cast<Acc>(v));
+          o[base + d * inner] = static_cast<T>(acc);
+          if (exclusive) acc = wrap_add<Acc>(acc, static_cast<Acc>(v));
+        }
+      }
+    }
+  });
+}
+
+void sy_topi_scatter_elements(const void* data, const void* indices, const void* updates, void* out, int64_t dtype,
+                              int64_t index_dtype, int64_t reduction, int64_t rank, int64_t axis, int64_t d0,
+                              int64_t d1, int64_t d2, int64_t d3, int64_t d4, int64_t d5, int64_t d6, int64_t d7,
+                              int64_t i0, int64_t i1, int64_t i2, int64_t i3, int64_t i4, int64_t i5, int64_t i6,
+                              int64_t i7) {
+  const int64_t dshape[8] = {d0, d1, d2, d3, d4, d5, d6, d7};
+  const int64_t ishape[8] = {i0, i1, i2, i3, i4, i5, i6, i7};
+  int64_t dst[8], n_data = 1, n_idx = 1;
+  for (int64_t d = rank; d-- > 0;) {
+    dst[d] = n_data;
+    n_data *= dshape[d];
+    n_idx *= ishape[d];
+  }
+  const size_t esize = sy::dtype_size(static_cast<DType>(dtype));
+  std::memcpy(out, data, static_cast<size_t>(n_data) * esize);
+  sy::dispatch_dtype(static_cast<DType>(dtype), [&]<typename T>(T) {
+    T* o = static_cast<T*>(out);
+    const T* up = static_cast<const T*>(updates);
+    for (int64_t i = 0; i < n_idx; ++i) {
+      int64_t rem = i, off = 0;
+      for (int64_t d = rank; d-- > 0;) {
+        int64_t c = rem % ishape[d];
+        rem /= ishape[d];
+        if (d == axis) c = normalize(index_at(indices, index_dtype, i), dshape[axis]);
+        off += c * dst[d];
+      }
+      apply<T>(reduction, o[off], up[i]);
+    }
+  });
+}
+
+void sy_topi_scatter_nd(const void* data, const void* indices, const void* updates, void* out, int64_t dtype,
+                        int64_t index_dtype, int64_t reduction, int64_t rank, int64_t q, int64_t tuples, int64_t d0,
+                        int64_t d1, int64_t d2, int64_t d3, int64_t d4, int64_t d5, int64_t d6, int64_t d7) {
+  const int64_t dshape[8] = {d0, d1, d2, d3, d4, d5, d6, d7};
+  int64_t st[8], n_data = 1;
+  for (int64_t d = rank; d-- > 0;) {
+    st[d] = n_data;
+    n_data *= dshape[d];
+  }
+  const int64_t slice = st[q - 1];  // elements of data.shape[q:]
+  const size_t esize = sy::dtype_size(static_cast<DType>(dtype));
+  std::memcpy(out, data, static_cast<size_t>(n_data) * esize);
+  sy::dispatch_dtype(static_cast<DType>(dtype), [&]<typename T>(T) {
+    T* o = static_cast<T*>(out);
+    const T* up = static_cast<const T*>(updates);
+    for (int64_t t = 0; t < tuples; ++t) {
+      int64_t off = 0;
+      for (int64_t j = 0; j < q; ++j) off += normalize(index_at(indices, index_dtype, t * q + j), dshape[j]) * st[j];
+      for (int64_t e = 0; e < slice; ++e) apply<T>(reduction, o[off + e], up[t * slice + e]);
+    }
+  });
+}
+
+void sy_topi_topk_indices(const void* x, int64_t* out, int64_t dtype, int64_t outer, int64_t D, int64_t inner,
+                          int64_t k, int64_t largest) {
+  sy::dispatch_dtype(static_cast<DType>(dtype), [&]<typename T>(T) {
+    const T* in = static_cast<const T*>(x);
+    // NaN orders above every number (as np.sort); equal values keep the lower index first.
+    auto less = [](T u, T v) { return !is_nan(u) && (is_nan(v) || u < v); };
+    std::vector<int64_t> order(static_cast<size_t>(D));
+    for (int64_t line = 0; line < outer * inner; ++line) {
+      const int64_t o = line / inner, i = line % inner;
+      const T* p = in + o * D * inner + i;
+      std::iota(order.begin(), order.end(), 0);
+      auto cmp = [&](int64_t l, int64_t r) {
+        const T u = p[l * inner], v = p[r * inner];
+        if (largest ? less(v, u) : less(u, v)) return true;
+        if (largest ? less(u, v) : less(v, u)) return false;
+        return l < r;
+      };
+      std::partial_sort(order.begin(), order.begin() + k, order.end(), cmp);
+      for (int64_t j = 0; j < k; ++j) out[(o * k + j) * inner + i] = order[static_cast<size_t>(j)];
+    }
+  });
+}
+
+}  // extern "C"
+
+namespace sy::topi {
+
+void register_extern_kernels(Registry& r) {
+  r.add_extern("sy_topi_cumsum", reinterpret_cast<void*>(&sy_topi_cumsum));
+  r.add_extern("sy_topi_scatter_elements", reinterpret_cast<void*>(&sy_topi_scatter_elements));
+  r.add_extern("sy_topi_scatter_nd", reinterpret_cast<void*>(&sy_topi_scatter_nd));
+  r.add_extern("sy_topi_topk_indices", reinterpret_cast<void*>(&sy_topi_topk_indices));
+}
+
+}  // namespace sy::topi
