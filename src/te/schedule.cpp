@@ -155,6 +155,14 @@ void Stage::compute_at(Stage& consumer, const Axis& a) {
   record("compute_at " + name() + " " + consumer.name() + " " + consumer.axis_name(a));
 }
 
+void Stage::compute_root() {
+  if (op_->kind == OpKind::Placeholder) throw Error("schedule: compute_root on " + name() + ", a placeholder");
+  attach_ = AttachKind::Root;
+  attach_stage_ = nullptr;
+  attach_axis_ = nullptr;
+  record("compute_root " + name());
+}
+
 // ---------------------------------------------------------------- Schedule
 
 Schedule::Schedule(const std::vector<Tensor>& outputs) : outputs_(outputs) {

@@ -57,6 +57,8 @@ class Stage {
   void parallel(const Axis& a);
   void compute_inline();
   void compute_at(Stage& consumer, const Axis& a);
+  // Undoes compute_inline / compute_at: the stage gets its own loop nest at the top level.
+  void compute_root();
 
   AttachKind attach() const { return attach_; }
   Stage* attach_stage() const { return attach_stage_; }

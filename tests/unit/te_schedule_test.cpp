@@ -141,3 +141,18 @@ TEST(TeLower, DumpsTheIrAfterNamedPasses) {
   EXPECT_EQ(seen, (std::vector<std::string>{"lower", "loop_partition", "loop_partition"}));
   EXPECT_NE(first.find("if i.outer * 4 + i.inner < 10"), std::string::npos) << first;
 }
+
+TEST(TeSchedule, ComputeRootUndoesPlacement) {
+  te::Tensor A = te::placeholder({8}, DType::f32, "A");
+  te::Tensor B = te::compute({8}, [&](Expr i) { return A(i) + 1.0f; }, "B");
+  te::Tensor C = te::compute({8}, [&](Expr i) { return B(i) * 2.0f; }, "C");
+  te::Schedule s({C});
+  s[B].compute_inline();
+  EXPECT_EQ(tir::print_func(te::lower(s, {A, C}, "f")).find("allocate B"), std::string::npos);
+  s[B].compute_at(s[C], s[C].axis(0));
+  EXPECT_NE(tir::print_func(te::lower(s, {A, C}, "f")).find("allocate B: float32[1]"), std::string::npos);
+  s[B].compute_root();
+  EXPECT_NE(tir::print_func(te::lower(s, {A, C}, "f")).find("allocate B: float32[8]"), std::string::npos);
+  EXPECT_EQ(s.trace().back(), "compute_root B");
+  EXPECT_THROW(s[A].compute_root(), Error);
+}
