@@ -1,8 +1,65 @@
-// Registration of the nn op implementations (filled in op by op; see topi.h).
+// Registration of the nn op implementations (topi/nn_*.cpp) and the helpers they share.
+#include <set>
+
+#include "topi/nn_util.h"
 #include "topi/topi.h"
 
 namespace sy::topi {
 
-void register_nn(Registry& r) { (void)r; }
+namespace nn {
+
+te::Operation find_stage(const Tensor& root, const std::string& name) {
+  std::vector<te::Operation> todo{root.op()};
+  std::set<const te::OperationNode*> seen;
+  while (!todo.empty()) {
+    te::Operation op = todo.back();
+    todo.pop_back();
+    if (!seen.insert(op.get()).second) continue;
+    if (op->kind == te::OpKind::Compute && op->name == name) return op;
+    for (const te::Operation& in : op->inputs()) todo.push_back(in);
+  }
+  return nullptr;
+}
+
+bool inline_all_but(GroupSchedule& g, const std::vector<te::Operation>& keep) {
+  std::set<const te::Stage*> outs, kept;
+  for (const Tensor& t : g.outputs) outs.insert(g.sch->find(t.op().get()));
+  for (const te::Operation& k : keep)
+    if (k) kept.insert(g.sch->find(k.get()));
+  std::vector<te::Stage*> todo;
+  for (te::Stage* st : g.sch->stages()) {
+    const te::Operation& op = st->op();
+    if (op->kind != te::OpKind::Compute || outs.count(st) || kept.count(st)) continue;
+    if (op->is_reduction()) return false;
+    todo.push_back(st);
+  }
+  for (te::Stage* st : todo) st->compute_inline();
+  return true;
+}
+
+te::Axis fuse_leading(te::Stage& st, size_t n) {
+  te::Axis a = st.leaves()[0];
+  for (size_t d = 1; d < n; ++d) {
+    te::Axis next = st.leaves()[1];
+    a = st.fuse(a, next);
+  }
+  return a;
+}
+
+int64_t largest_divisor(int64_t n, int64_t cap) {
+  for (int64_t d = std::min(n, cap); d > 1; --d)
+    if (n % d == 0) return d;
+  return 1;
+}
+
+}  // namespace nn
+
+void register_nn(Registry& r) {
+  nn::register_conv(r);
+  nn::register_dense(r);
+  nn::register_pool(r);
+  nn::register_norm(r);
+  nn::register_misc(r);
+}
 
 }  // namespace sy::topi

@@ -1,0 +1,212 @@
+// Native computes and schedules of nn.conv2d and nn.conv2d_transpose.
+//
+// conv2d, groups == 1 (the performance path, as TVM's x86 NCHW[x]c conv): the weight is packed
+// to [ceil(O/16)][C][KH][KW][16] (a stage of the kernel, or given pre-packed as a 5-d parameter;
+// see prepack_conv2d_weight in topi.h), the convolution is computed in a blocked layout
+// conv2d_nchwc[N][O/16][OH][OW][16] one register tile at a time (tile_oc output channels x a
+// block of output pixels, accumulated over input channels and taps with 16-lane vectors), and each
+// tile is written out in NCHW through the group's epilogue (bias, residual add, relu, clip, ...).
+// Depthwise convs (groups == channels) vectorize along the output row; other grouped convs use a
+// direct loop nest.
+#include <algorithm>
+
+#include "topi/nn_util.h"
+
+namespace sy::topi::nn {
+
+namespace {
+
+constexpr int64_t kBlock = 16;  // output channels per packed weight block (one AVX-512 f32 vector)
+
+struct ConvGeom {
+  int64_t N, C, H, W, O, Cg, KH, KW, OH, OW, G, sh, sw, pt, pl, pb, pr, dh, dw;
+};
+
+ConvGeom conv_geom(const ir::CallNode& c, const Tensor& x, const Tensor& w, const std::vector<int64_t>& strides,
+                   const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation, int64_t groups) {
+  if (strides.size() != 2 || padding.size() != 4 || dilation.size() != 2)
+    throw Error(ops::op_name(c.op) + ": expects 2 strides, 4 paddings and 2 dilations");
+  if (x.ndim() != 4) throw Error(ops::op_name(c.op) + ": expects NCHW data");
+  const Shape& os = out_shape(c);
+  ConvGeom g{};
+  g.N = x.shape()[0]; g.C = x.shape()[1]; g.H = x.shape()[2]; g.W = x.shape()[3];
+  g.O = os[1]; g.OH = os[2]; g.OW = os[3];
+  g.Cg = w.shape()[1]; g.KH = w.shape()[2]; g.KW = w.shape()[3];
+  g.G = groups;
+  g.sh = strides[0]; g.sw = strides[1];
+  g.pt = padding[0]; g.pl = padding[1]; g.pb = padding[2]; g.pr = padding[3];
+  g.dh = dilation[0]; g.dw = dilation[1];
+  return g;
+}
+
+// x padded so that every window read is in bounds (only the rows/columns the windows reach).
+Tensor pad_input(const Tensor& x, int64_t Hp, int64_t Wp, int64_t pt, int64_t pl) {
+  const int64_t H = x.shape()[2], W = x.shape()[3];
+  if (pt == 0 && pl == 0 && Hp <= H && Wp <= W) return x;
+  return te::compute({x.shape()[0], x.shape()[1], Hp, Wp}, [&](Expr n, Expr c, Expr h, Expr w) {
+    Expr ih = h - pt, iw = w - pl;
+    Expr inside = all_of({ih >= 0, ih < H, iw >= 0, iw < W});
+    return tir::select(inside, x(n, c, clamp(ih, 0, H - 1), clamp(iw, 0, W - 1)), fconst(x.dtype(), 0.0));
+  }, "conv2d_pad");
+}
+
+std::vector<Tensor> conv2d(const ir::CallNode& c, const std::vector<Tensor>& in) {
+  const auto& a = c.attrs_as<ops::Conv2dAttrs>();
+  const Tensor& x = in.at(0);
+  const Tensor& w = in.at(1);
+  require_float(c, x);
+  const bool prepacked = w.ndim() == 5;
+  ConvGeom g = conv_geom(c, x, w, a.strides, a.padding, a.dilation, a.groups);
+  const bool has_bias = in.size() > 2;
+  const DType t = x.dtype();
+  const int64_t Hp = (g.OH - 1) * g.sh + (g.KH - 1) * g.dh + 1, Wp = (g.OW - 1) * g.sw + (g.KW - 1) * g.dw + 1;
+  Tensor P = pad_input(x, Hp, Wp, g.pt, g.pl);
+  auto ih = [&](Expr oh, Expr rh) { return oh * g.sh + rh * g.dh; };
+  auto iw = [&](Expr ow, Expr rw) { return ow * g.sw + rw * g.dw; };
+  auto with_bias = [&](Expr v, Expr o) { return has_bias ? v + in[2](o) : v; };
+  if (prepacked && g.G != 1) throw Error("nn.conv2d: a pre-packed weight needs groups == 1");
+  if (g.G == 1 && t == DType::f32) {
+    const int64_t Oo = (g.O + kBlock - 1) / kBlock;
+    Tensor Wp = w;
+    if (!prepacked) {
+      Wp = te::compute({Oo, g.C, g.KH, g.KW, kBlock}, [&](const std::vector<Expr>& i) -> Expr {
+        Expr o = i[0] * kBlock + i[4];
+        if (g.O % kBlock == 0) return w(o, i[1], i[2], i[3]);
+        return tir::select(o < g.O, w(tir::min(o, idx(g.O - 1)), i[1], i[2], i[3]), fconst(t, 0.0));
+      }, "conv2d_wpack");
+    }
+    IterVar rc = te::reduce_axis(g.C, "rc"), rh = te::reduce_axis(g.KH, "rh"), rw = te::reduce_axis(g.KW, "rw");
+    Tensor Yc = te::compute({g.N, Oo, g.OH, g.OW, kBlock}, [&](const std::vector<Expr>& i) {
+      return te::sum(P(i[0], rc.var, ih(i[2], rh.var), iw(i[3], rw.var)) * Wp(i[1], rc.var, rh.var, rw.var, i[4]),
+                     {rc, rh, rw});
+    }, "conv2d_nchwc");
+    return {te::compute({g.N, g.O, g.OH, g.OW}, [&](Expr n, Expr o, Expr oh, Expr ow) {
+      return with_bias(Yc(n, o / kBlock, oh, ow, o % kBlock), o);
+    }, "conv2d")};
+  }
+  const int64_t Og = g.O / g.G;
+  IterVar rc = te::reduce_axis(g.Cg, "rc"), rh = te::reduce_axis(g.KH, "rh"), rw = te::reduce_axis(g.KW, "rw");
+  const bool depthwise = g.Cg == 1 && Og == 1;
+  Tensor Y = te::compute({g.N, g.O, g.OH, g.OW}, [&](Expr n, Expr o, Expr oh, Expr ow) {
+    Expr ch = g.G == 1 ? rc.var : (depthwise ? o : (o / Og) * g.Cg + rc.var);
+    return te::sum(P(n, ch, ih(oh, rh.var), iw(ow, rw.var)) * w(o, rc.var, rh.var, rw.var), {rc, rh, rw});
+  }, depthwise ? "conv2d_depthwise" : "conv2d_direct");
+  return {te::compute(Y.shape(), [&](Expr n, Expr o, Expr oh, Expr ow) { return with_bias(Y(n, o, oh, ow), o); },
+                      "conv2d")};
+}
+
+// Register tile of the blocked conv: output pixels along the width (and rows when it is short).
+void pixel_tile(int64_t OH, int64_t OW, int64_t target, int64_t& th, int64_t& tw) {
+  if (OW <= target) {
+    tw = OW;
+  } else {
+    tw = target;
+    for (int64_t d = target; d >= (target + 1) / 2; --d)
+      if (OW % d == 0) { tw = d; break; }
+  }
+  th = std::max<int64_t>(1, std::min<int64_t>(OH, target / tw));
+}
+
+void schedule_conv2d(GroupSchedule& g) {
+  te::Schedule& s = *g.sch;
+  const Tensor& anchor = g.anchor_outputs.at(0);
+  te::Operation yc = find_stage(anchor, "conv2d_nchwc"), pad = find_stage(anchor, "conv2d_pad"),
+                wpack = find_stage(anchor, "conv2d_wpack"), dw = find_stage(anchor, "conv2d_depthwise");
+  const bool simple = g.outputs.size() == 1 && g.outputs[0].shape() == anchor.shape();
+  if (!simple || (!yc && !dw) || !inline_all_but(g, {yc, pad, wpack, dw})) return schedule_injective(g);
+  te::Stage& out = s[g.outputs[0]];
+  const Shape& os = anchor.shape();
+  const int64_t N = os[0], O = os[1], OH = os[2], OW = os[3];
+  te::Knobs local;
+  te::Knobs& knobs = g.knobs ? *g.knobs : local;
+  if (pad) {
+    te::Stage& p = *s.find(pad.get());
+    te::Axis nc = fuse_leading(p, 2);
+    p.parallel(nc);
+    const int64_t wd = pad->shape[3];
+    if (wd >= g.vector_lanes) {
+      auto [wo, wi] = p.split(p.leaves().back(), g.vector_lanes);
+      p.vectorize(wi);
+    }
+  }
+  if (dw) {
+    // Depthwise: (n, c) in parallel, one output row accumulated over the taps, vectorized along it.
+    te::Stage& d = *s.find(dw.get());
+    te::Axis nc = fuse_leading(out, 2);
+    out.parallel(nc);
+    te::Axis oh = out.leaves()[1];
+    if (OW >= g.vector_lanes) {
+      te::Axis ow = out.leaves()[2];
+      auto [wo, wi] = out.split(ow, g.vector_lanes);
+      out.vectorize(wi);
+    }
+    d.compute_at(out, oh);
+    d.reorder({d.reduce_axis(0), d.reduce_axis(1), d.reduce_axis(2), d.axis(3)});
+    d.unroll(d.reduce_axis(2));
+    d.vectorize(d.axis(3));
+    return;
+  }
+  if (wpack) {
+    te::Stage& wp = *s.find(wpack.get());
+    te::Axis oc = fuse_leading(wp, 2);
+    wp.parallel(oc);
+  }
+  const int64_t Oo = (O + kBlock - 1) / kBlock;
+  const int64_t tile_oc = knobs.define("tile_oc", Oo >= 2 ? std::vector<int64_t>{32, 16} : std::vector<int64_t>{16});
+  if (tile_oc % kBlock != 0) throw Error("conv2d schedule: tile_oc must be a multiple of 16");
+  int64_t th = 1, tw = 1;
+  const int64_t pixels = knobs.define("tile_pixels", tile_oc >= 32 ? std::vector<int64_t>{14, 12, 8, 6, 4}
+                                                                   : std::vector<int64_t>{14, 24, 28, 8});
+  pixel_tile(OH, OW, pixels, th, tw);
+  te::Axis n = out.leaves()[0];
+  te::Axis o = out.leaves()[1], oh = out.leaves()[2], ow = out.leaves()[3];
+  auto [ob, oi] = out.split(o, tile_oc);
+  auto [hb, hi] = out.split(oh, th);
+  auto [wb, wi] = out.split(ow, tw);
+  // n, ob, hb, wb | oi, hi, wi
+  out.reorder({n, ob, hb, wb, oi, hi, wi});
+  te::Axis par = out.fuse(out.fuse(n, ob), hb);
+  if (N * ((O + tile_oc - 1) / tile_oc) * ((OH + th - 1) / th) > 1) out.parallel(par);
+  te::Stage& y = *s.find(yc.get());
+  y.compute_at(out, wb);
+  // Register tile: taps outside, then (oc blocks, rows, columns) unrolled, 16 lanes vectorized.
+  y.reorder({y.reduce_axis(0), y.reduce_axis(1), y.reduce_axis(2), y.axis(1), y.axis(2), y.axis(3), y.axis(4)});
+  y.unroll(y.axis(1));
+  y.unroll(y.axis(2));
+  y.unroll(y.axis(3));
+  y.vectorize(y.axis(4));
+}
+
+std::vector<Tensor> conv2d_transpose(const ir::CallNode& c, const std::vector<Tensor>& in) {
+  const auto& a = c.attrs_as<ops::ConvTranspose2dAttrs>();
+  const Tensor& x = in.at(0);
+  const Tensor& w = in.at(1);
+  require_float(c, x);
+  ConvGeom g = conv_geom(c, x, w, a.strides, a.padding, a.dilation, a.groups);
+  const int64_t Og = w.shape()[1], Cg = g.C / g.G;
+  const bool has_bias = in.size() > 2;
+  IterVar rc = te::reduce_axis(Cg, "rc"), rh = te::reduce_axis(g.KH, "rh"), rw = te::reduce_axis(g.KW, "rw");
+  // out[oh] gathers x[ih] with oh = ih * s + kh * d - pad, i.e. ih = (oh + pad - kh * d) / s when exact.
+  Tensor Y = te::compute(out_shape(c), [&](Expr n, Expr o, Expr oh, Expr ow) {
+    Expr th = oh + g.pt - rh.var * g.dh, tw = ow + g.pl - rw.var * g.dw;
+    Expr ih = th / g.sh, iw = tw / g.sw;
+    std::vector<Expr> conds = {th >= 0, ih < g.H, tw >= 0, iw < g.W};
+    if (g.sh > 1) conds.push_back(tir::eq(th % g.sh, idx(0)));
+    if (g.sw > 1) conds.push_back(tir::eq(tw % g.sw, idx(0)));
+    Expr ic = g.G == 1 ? rc.var : (o / Og) * Cg + rc.var;
+    Expr v = x(n, ic, clamp(ih, 0, g.H - 1), clamp(iw, 0, g.W - 1)) * w(ic, o % Og, rh.var, rw.var);
+    return te::sum(tir::select(all_of(conds), v, fconst(x.dtype(), 0.0)), {rc, rh, rw});
+  }, "conv2d_transpose_sum");
+  return {te::compute(Y.shape(), [&](Expr n, Expr o, Expr oh, Expr ow) {
+    return has_bias ? Y(n, o, oh, ow) + in[2](o) : Y(n, o, oh, ow);
+  }, "conv2d_transpose")};
+}
+
+}  // namespace
+
+void register_conv(Registry& r) {
+  r.add(ops::OpCode::Conv2d, {conv2d, schedule_conv2d});
+  r.add(ops::OpCode::ConvTranspose2d, {conv2d_transpose, nullptr});
+}
+
+}  // namespace sy::topi::nn

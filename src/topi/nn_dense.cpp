@@ -1,0 +1,142 @@
+// Native computes and schedules of nn.dense (x . w^T + bias) and matmul (numpy semantics, batch
+// broadcasting). Both are computed as register tiles (tile_m rows x tile_n columns, the columns
+// in 16-lane vectors) accumulated over the whole K, tiles in parallel with the weight panel
+// outermost so that it stays in cache across the rows. nn.dense reads its weight packed as
+// [ceil(N/16)][K][16] (a stage of the kernel, or given pre-packed as a 3-d parameter; see
+// prepack_dense_weight in topi.h); matmul reads its right operand's rows directly.
+#include <algorithm>
+
+#include "topi/nn_util.h"
+
+namespace sy::topi::nn {
+
+namespace {
+
+constexpr int64_t kBlock = 16;
+
+std::vector<Tensor> dense(const ir::CallNode& c, const std::vector<Tensor>& in) {
+  const Tensor& x = in.at(0);
+  const Tensor& w = in.at(1);
+  const bool prepacked = w.ndim() == 3;
+  const Shape& os = out_shape(c);
+  const int64_t K = x.shape().back(), N = os.back();
+  const DType t = x.dtype();
+  if (t == DType::boolean) throw Error("nn.dense: not defined for bool");
+  const bool has_bias = in.size() > 2;
+  IterVar k = te::reduce_axis(K, "k");
+  auto xrow = [&](const std::vector<Expr>& i) {
+    std::vector<Expr> j(i.begin(), i.end() - 1);
+    j.push_back(k.var);
+    return x(j);
+  };
+  Tensor Y;
+  if (t == DType::f32) {
+    const int64_t No = (N + kBlock - 1) / kBlock;
+    Tensor Wp = w;
+    if (!prepacked) {
+      Wp = te::compute({No, K, kBlock}, [&](Expr no, Expr kk, Expr ni) -> Expr {
+        Expr n = no * kBlock + ni;
+        if (N % kBlock == 0) return w(n, kk);
+        return tir::select(n < N, w(tir::min(n, idx(N - 1)), kk), fconst(t, 0.0));
+      }, "dense_wpack");
+    }
+    Y = te::compute(os, [&](const std::vector<Expr>& i) {
+      Expr n = i.back();
+      return te::sum(xrow(i) * Wp(n / kBlock, k.var, n % kBlock), {k});
+    }, "dense_gemm");
+  } else {
+    if (prepacked) throw Error("nn.dense: a pre-packed weight needs f32 data");
+    Y = te::compute(os, [&](const std::vector<Expr>& i) { return te::sum(xrow(i) * w(i.back(), k.var), {k}); },
+                    "dense_gemm");
+  }
+  if (!has_bias) return {Y};
+  return {te::compute(os, [&](const std::vector<Expr>& i) { return Y(i) + in[2](i.back()); }, "dense")};
+}
+
+std::vector<Tensor> matmul(const ir::CallNode& c, const std::vector<Tensor>& in) {
+  const Tensor& A = in.at(0);
+  const Tensor& B = in.at(1);
+  if (A.dtype() == DType::boolean) throw Error("matmul: not defined for bool");
+  const Shape& os = out_shape(c);
+  const bool a1 = A.ndim() == 1, b1 = B.ndim() == 1;
+  const int64_t K = A.shape().back();
+  const size_t out_batch = os.size() - (a1 ? 0 : 1) - (b1 ? 0 : 1);
+  IterVar k = te::reduce_axis(K, "k");
+  return {te::compute(os, [&](const std::vector<Expr>& i) {
+    // Output: batch..., [m], [n].
+    std::vector<Expr> ai, bi;
+    const size_t ab = a1 ? 0 : A.ndim() - 2, bb = b1 ? 0 : B.ndim() - 2;
+    for (size_t d = 0; d < ab; ++d) {
+      const size_t od = out_batch - ab + d;
+      ai.push_back(A.shape()[d] == 1 ? idx(0) : i[od]);
+    }
+    for (size_t d = 0; d < bb; ++d) {
+      const size_t od = out_batch - bb + d;
+      bi.push_back(B.shape()[d] == 1 ? idx(0) : i[od]);
+    }
+    size_t p = out_batch;
+    if (!a1) ai.push_back(i[p++]);
+    ai.push_back(k.var);
+    bi.push_back(k.var);
+    if (!b1) bi.push_back(i[p++]);
+    return te::sum(A(ai) * B(bi), {k});
+  }, "matmul")};
+}
+
+// GEMM-like group: the reduction R (last axis n vectorized, second-to-last m tiled) computed
+// per register tile inside the output's loops; the epilogue inlined into the output.
+void schedule_gemm(GroupSchedule& g, const char* reduction_name, const char* pack_name) {
+  te::Schedule& s = *g.sch;
+  const Tensor& anchor = g.anchor_outputs.at(0);
+  te::Operation red = find_stage(anchor, reduction_name), pack = find_stage(anchor, pack_name);
+  const Shape& os = anchor.shape();
+  const bool simple = g.outputs.size() == 1 && g.outputs[0].shape() == os && red && os.size() >= 2 &&
+                      red->dtype == DType::f32;
+  if (!simple) return schedule_injective(g);
+  if (red.get() == g.outputs[0].op().get()) red = s.cache_write(g.outputs[0]).op();
+  if (!inline_all_but(g, {red, pack})) return schedule_injective(g);
+  te::Knobs local;
+  te::Knobs& knobs = g.knobs ? *g.knobs : local;
+  const size_t r = os.size();
+  const int64_t M = os[r - 2], N = os[r - 1];
+  int64_t batch = 1;
+  for (size_t d = 0; d + 2 < r; ++d) batch *= os[d];
+  if (pack) {
+    te::Stage& p = *s.find(pack.get());
+    te::Axis a = p.leaves()[0];
+    p.parallel(a);
+  }
+  const int64_t tm = std::min(M, knobs.define("tile_m", {6, 4, 8, 2, 1}));
+  int64_t tn = knobs.define("tile_n", {32, 16, 64, 48});
+  if (tn % kBlock != 0) throw Error("gemm schedule: tile_n must be a multiple of 16");
+  tn = std::min(tn, (N + kBlock - 1) / kBlock * kBlock);
+  te::Stage& out = s[g.outputs[0]];
+  te::Axis m = out.leaves()[r - 2], n = out.leaves()[r - 1];
+  auto [mo, no, mi, ni] = out.tile(m, n, tm, tn);
+  out.reorder({no, mo});  // weight panel outer, rows inner
+  te::Axis par = no;
+  for (size_t d = r - 2; d-- > 0;) {
+    te::Axis lead = out.leaves()[d];
+    par = out.fuse(lead, par);
+  }
+  par = out.fuse(par, mo);
+  if (batch * ((M + tm - 1) / tm) * ((N + tn - 1) / tn) > 1 && batch * M * N * 64 >= (1 << 16)) out.parallel(par);
+  te::Stage& R = *s.find(red.get());
+  R.compute_at(out, par);
+  // Register tile: k outermost, then rows (unrolled) and 16-lane column vectors (unrolled, vectorized).
+  te::Axis rm = R.leaves()[r - 2], rn = R.leaves()[r - 1];
+  auto [rno, rni] = R.split(rn, kBlock);
+  R.reorder({R.reduce_axis(0), rm, rno, rni});
+  R.unroll(rm);
+  R.unroll(rno);
+  R.vectorize(rni);
+}
+
+}  // namespace
+
+void register_dense(Registry& r) {
+  r.add(ops::OpCode::Dense, {dense, [](GroupSchedule& g) { schedule_gemm(g, "dense_gemm", "dense_wpack"); }});
+  r.add(ops::OpCode::MatMul, {matmul, [](GroupSchedule& g) { schedule_gemm(g, "matmul", ""); }});
+}
+
+}  // namespace sy::topi::nn

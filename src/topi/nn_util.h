@@ -1,0 +1,59 @@
+// Helpers shared by the nn op implementations (src/topi/nn_*.cpp): attribute and type access,
+// index/constant builders and the lookup of named stages inside a fused group.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "ir/expr.h"
+#include "ops/attrs.h"
+#include "support/error.h"
+#include "te/schedule.h"
+#include "te/tensor.h"
+#include "topi/topi.h"
+
+namespace sy::topi::nn {
+
+using te::Expr;
+using te::IterVar;
+using te::Tensor;
+
+inline const Shape& out_shape(const ir::CallNode& c) { return ir::as_tensor(c.type).shape; }
+inline DType out_dtype(const ir::CallNode& c) { return ir::as_tensor(c.type).dtype; }
+inline Expr idx(int64_t v) { return tir::int_imm(v); }
+inline Expr fconst(DType t, double v) { return tir::const_of(t, v); }
+inline Expr all_of(const std::vector<Expr>& conds) {
+  Expr c;
+  for (const Expr& e : conds) c = c ? tir::logical_and(c, e) : e;
+  return c ? c : tir::int_imm(1, DType::boolean);
+}
+inline Expr clamp(Expr i, int64_t lo, int64_t hi) { return tir::min(tir::max(i, idx(lo)), idx(hi)); }
+inline bool is_float_dtype(DType t) { return t == DType::f32 || t == DType::f64; }
+inline void require_float(const ir::CallNode& c, const Tensor& x) {
+  if (!is_float_dtype(x.dtype()))
+    throw Error(ops::op_name(c.op) + ": native implementation needs f32 or f64 data, got " +
+                std::string(dtype_name(x.dtype())));
+}
+inline int64_t numel(const Shape& s) {
+  int64_t n = 1;
+  for (int64_t d : s) n *= d;
+  return n;
+}
+
+// The compute stage named `name` that `root` reads, directly or through other computes; null if none.
+te::Operation find_stage(const Tensor& root, const std::string& name);
+// Every non-output compute stage of the group that is not in `keep` is inlined (none is a reduction).
+// Returns false (and changes nothing) if some other stage is a reduction.
+bool inline_all_but(GroupSchedule& g, const std::vector<te::Operation>& keep);
+// Fuses the first n leading loops of a stage (n >= 1) and returns the fused axis.
+te::Axis fuse_leading(te::Stage& st, size_t n);
+// Largest divisor of n that is <= cap (1 if none).
+int64_t largest_divisor(int64_t n, int64_t cap);
+
+// Registration per op family.
+void register_conv(Registry& r);
+void register_dense(Registry& r);
+void register_pool(Registry& r);
+void register_norm(Registry& r);
+void register_misc(Registry& r);
+
+}  // namespace sy::topi::nn

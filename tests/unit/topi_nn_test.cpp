@@ -1,0 +1,241 @@
+// nn op implementations of the native path (topi/nn_*.cpp) against the reference kernels: every
+// op on several shapes (odd sizes: tails of every tile), groups/dilation/padding variants.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "native_op_test_util.h"
+#include "ops/attrs.h"
+
+using namespace sy;
+using namespace sy::testing;
+using ops::OpCode;
+
+namespace {
+
+Tensor rnd(Shape s, uint32_t seed, DType t = DType::f32) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> d(-1.0, 1.0);
+  Tensor x(t, std::move(s));
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    if (t == DType::f32) x.data<float>()[i] = static_cast<float>(d(rng));
+    else x.data<double>()[i] = d(rng);
+  }
+  return x;
+}
+
+Tensor positive(Shape s, uint32_t seed) {
+  Tensor x = rnd(std::move(s), seed);
+  for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = 0.5f + std::abs(x.data<float>()[i]);
+  return x;
+}
+
+template <typename A>
+ir::AttrsPtr attrs(A a) {
+  return std::make_shared<const A>(std::move(a));
+}
+
+ops::Conv2dAttrs conv(std::vector<int64_t> strides, std::vector<int64_t> padding, std::vector<int64_t> dilation = {1, 1},
+                      int64_t groups = 1) {
+  ops::Conv2dAttrs a;
+  a.strides = strides;
+  a.padding = padding;
+  a.dilation = dilation;
+  a.groups = groups;
+  return a;
+}
+
+ops::Pool2dAttrs pool(std::vector<int64_t> k, std::vector<int64_t> s, std::vector<int64_t> p, bool ceil = false,
+                      bool include_pad = false, std::vector<int64_t> d = {1, 1}, int64_t pp = 2) {
+  ops::Pool2dAttrs a;
+  a.kernel = k;
+  a.strides = s;
+  a.padding = p;
+  a.dilation = d;
+  a.ceil_mode = ceil;
+  a.count_include_pad = include_pad;
+  a.p = pp;
+  return a;
+}
+
+constexpr double kRtol = 1e-4, kAtol = 1e-5;
+
+}  // namespace
+
+TEST(TopiNnConv2d, BlockedLayoutShapesPaddingStridesDilation) {
+  // groups == 1: the packed-weight blocked path; O not a multiple of 16, odd widths (tile tails).
+  expect_native_matches_reference(OpCode::Conv2d, attrs(conv({2, 2}, {1, 1, 1, 1})),
+                                  {rnd({1, 3, 9, 11}, 1), rnd({4, 3, 3, 3}, 2)}, kRtol, kAtol);
+  expect_native_matches_reference(OpCode::Conv2d, attrs(conv({1, 1}, {1, 1, 1, 1})),
+                                  {rnd({2, 16, 14, 14}, 3), rnd({32, 16, 3, 3}, 4)}, kRtol, kAtol);
+  expect_native_matches_reference(OpCode::Conv2d, attrs(conv({1, 2}, {1, 0, 2, 1}, {2, 1})),
+                                  {rnd({1, 5, 10, 13}, 5), rnd({20, 5, 3, 2}, 6), rnd({20}, 7)}, kRtol, kAtol);
+  expect_native_matches_reference(OpCode::Conv2d, attrs(conv({1, 1}, {0, 0, 0, 0})),
+                                  {rnd({1, 64, 7, 7}, 8), rnd({48, 64, 1, 1}, 9), rnd({48}, 10)}, kRtol, kAtol);
+  expect_native_matches_reference(OpCode::Conv2d, attrs(conv({2, 2}, {3, 3, 3, 3})),
+                                  {rnd({1, 3, 23, 19}, 11), rnd({17, 3, 7, 7}, 12)}, kRtol, kAtol);
+  expect_native_matches_reference(OpCode::Conv2d, attrs(conv({1, 1}, {1, 1, 1, 1})),
+                                  {rnd({1, 8, 31, 30}, 13), rnd({16, 8, 3, 3}, 14)}, kRtol, kAtol);
+}
+
+TEST(TopiNnConv2d, GroupedDepthwiseAndF64) {
+  expect_native_matches_reference(OpCode::Conv2d, attrs(conv({1, 1}, {1, 1, 1, 1}, {1, 1}, 2)),
+                                  {rnd({1, 8, 9, 9}, 21), rnd({6, 4, 3, 3}, 22), rnd({6}, 23)}, kRtol, kAtol);
+  expect_native_matches_reference(OpCode::Conv2d, attrs(conv({1, 1}, {1, 1, 1, 1}, {1, 1}, 16)),
+                                  {rnd({1, 16, 15, 37}, 24), rnd({16, 1, 3, 3}, 25), rnd({16}, 26)}, kRtol, kAtol);
+  expect_native_matches_reference(OpCode::Conv2d, attrs(conv({2, 2}, {0, 1, 1, 0}, {1, 1}, 12)),
+                                  {rnd({2, 12, 14, 17}, 27), rnd({12, 1, 3, 3}, 28)}, kRtol, kAtol);
+  expect_native_matches_reference(OpCode::Conv2d, attrs(conv({1, 1}, {2, 2, 2, 2}, {2, 2}, 6)),
+                                  {rnd({1, 6, 11, 11}, 29), rnd({12, 1, 3, 3}, 30)}, kRtol, kAtol);  // multiplier 2
+  expect_native_matches_reference(OpCode::Conv2d, attrs(conv({1, 1}, {1, 1, 1, 1})),
+                                  {rnd({1, 3, 6, 7}, 31, DType::f64), rnd({5, 3, 3, 3}, 32, DType::f64)}, 1e-10, 1e-12);
+}
+
+TEST(TopiNnConv2d, Transpose) {
+  auto ct = [](std::vector<int64_t> s, std::vector<int64_t> p, std::vector<int64_t> op, int64_t g,
+               std::vector<int64_t> d = {1, 1}) {
+    ops::ConvTranspose2dAttrs a;
+    a.strides = s;
+    a.padding = p;
+    a.output_padding = op;
+    a.groups = g;
+    a.dilation = d;
+    return attrs(a);
+  };
+  expect_native_matches_reference(OpCode::ConvTranspose2d, ct({2, 2}, {1, 1, 1, 1}, {1, 1}, 1),
+                                  {rnd({1, 4, 5, 6}, 41), rnd({4, 3, 3, 3}, 42), rnd({3}, 43)}, kRtol, kAtol);
+  expect_native_matches_reference(OpCode::ConvTranspose2d, ct({1, 3}, {0, 1, 2, 0}, {0, 2}, 2, {2, 1}),
+                                  {rnd({2, 4, 4, 5}, 44), rnd({4, 2, 2, 3}, 45)}, kRtol, kAtol);
+}
+
+TEST(TopiNnDense, DenseAndMatmul) {
+  expect_native_matches_reference(OpCode::Dense, nullptr, {rnd({5, 37}, 51), rnd({21, 37}, 52), rnd({21}, 53)}, kRtol,
+                                  kAtol);
+  expect_native_matches_reference(OpCode::Dense, nullptr, {rnd({2, 7, 40}, 54), rnd({33, 40}, 55)}, kRtol, kAtol);
+  expect_native_matches_reference(OpCode::Dense, nullptr, {rnd({13, 64}, 56), rnd({64, 64}, 57), rnd({64}, 58)}, kRtol,
+                                  kAtol);
+  expect_native_matches_reference(OpCode::Dense, nullptr, {rnd({9}, 59), rnd({3, 9}, 60)}, kRtol, kAtol);
+  expect_native_matches_reference(OpCode::MatMul, nullptr, {rnd({19, 23}, 61), rnd({23, 45}, 62)}, kRtol, kAtol);
+  expect_native_matches_reference(OpCode::MatMul, nullptr, {rnd({2, 1, 5, 7}, 63), rnd({3, 7, 4}, 64)}, kRtol, kAtol);
+  expect_native_matches_reference(OpCode::MatMul, nullptr, {rnd({1, 3, 20, 16}, 65), rnd({1, 3, 16, 35}, 66)}, kRtol,
+                                  kAtol);
+  expect_native_matches_reference(OpCode::MatMul, nullptr, {rnd({7}, 67), rnd({7, 4}, 68)}, kRtol, kAtol);
+  expect_native_matches_reference(OpCode::MatMul, nullptr, {rnd({3, 5, 7}, 69), rnd({7}, 70)}, kRtol, kAtol);
+  expect_native_matches_reference(OpCode::MatMul, nullptr, {rnd({6, 5}, 71, DType::f64), rnd({5, 3}, 72, DType::f64)},
+                                  1e-10, 1e-12);
+}
+
+TEST(TopiNnNorm, BatchLayerInstanceLrn) {
+  ops::BatchNormAttrs bn;
+  bn.epsilon = 1e-3;
+  expect_native_matches_reference(OpCode::BatchNorm, attrs(bn),
+                                  {rnd({2, 3, 5, 7}, 81), rnd({3}, 82), rnd({3}, 83), rnd({3}, 84), positive({3}, 85)},
+                                  kRtol, kAtol);
+  ops::LayerNormAttrs ln;
+  ln.axis = 2;
+  expect_native_matches_reference(OpCode::LayerNorm, attrs(ln), {rnd({2, 5, 37}, 86), rnd({37}, 87), rnd({37}, 88)},
+                                  kRtol, kAtol);
+  ln.axis = 1;
+  expect_native_matches_reference(OpCode::LayerNorm, attrs(ln), {rnd({3, 4, 6}, 89), rnd({4, 6}, 90)}, kRtol, kAtol);
+  ln.axis = 0;
+  expect_native_matches_reference(OpCode::LayerNorm, attrs(ln), {rnd({4, 5}, 91), rnd({4, 5}, 92), rnd({4, 5}, 93)},
+                                  kRtol, kAtol);
+  ops::EpsilonAttrs eps;
+  expect_native_matches_reference(OpCode::InstanceNorm, attrs(eps), {rnd({2, 3, 5, 6}, 94), rnd({3}, 95), rnd({3}, 96)},
+                                  kRtol, kAtol);
+  ops::LRNAttrs lr;
+  lr.size = 3;
+  lr.alpha = 1e-2;
+  expect_native_matches_reference(OpCode::LRN, attrs(lr), {rnd({1, 7, 4, 5}, 97)}, kRtol, kAtol);
+  lr.size = 4;
+  lr.beta = 0.6;
+  lr.bias = 2.0;
+  expect_native_matches_reference(OpCode::LRN, attrs(lr), {rnd({2, 5, 3, 3}, 98)}, kRtol, kAtol);
+}
+
+TEST(TopiNnNorm, SoftmaxAndLogSoftmax) {
+  for (OpCode op : {OpCode::Softmax, OpCode::LogSoftmax}) {
+    ops::AxisAttrs a;
+    a.axis = 2;
+    expect_native_matches_reference(op, attrs(a), {rnd({2, 3, 37}, 101)}, kRtol, kAtol);
+    a.axis = 1;
+    expect_native_matches_reference(op, attrs(a), {rnd({2, 5, 4}, 102)}, kRtol, kAtol);
+    a.axis = 0;
+    expect_native_matches_reference(op, attrs(a), {rnd({9}, 103)}, kRtol, kAtol);
+  }
+}
+
+TEST(TopiNnPool, MaxAvgLp) {
+  for (OpCode op : {OpCode::MaxPool2d, OpCode::AvgPool2d, OpCode::LpPool2d}) {
+    SCOPED_TRACE(ops::op_name(op));
+    expect_native_matches_reference(op, attrs(pool({3, 3}, {2, 2}, {1, 1, 1, 1})), {rnd({1, 3, 11, 37}, 111)}, kRtol,
+                                    kAtol);
+    expect_native_matches_reference(op, attrs(pool({2, 3}, {2, 1}, {0, 1, 1, 0}, true)), {rnd({2, 2, 7, 9}, 112)}, kRtol,
+                                    kAtol);
+    expect_native_matches_reference(op, attrs(pool({3, 3}, {3, 3}, {1, 1, 1, 1}, true, true)),
+                                    {rnd({1, 2, 10, 17}, 113)}, kRtol, kAtol);
+    expect_native_matches_reference(op, attrs(pool({2, 2}, {1, 1}, {1, 0, 0, 1}, false, false, {2, 2})),
+                                    {rnd({1, 3, 8, 20}, 114)}, kRtol, kAtol);
+  }
+  expect_native_matches_reference(OpCode::LpPool2d, attrs(pool({2, 2}, {2, 2}, {0, 0, 0, 0}, false, false, {1, 1}, 3)),
+                                  {rnd({1, 2, 6, 6}, 115)}, kRtol, kAtol);
+  expect_native_matches_reference(OpCode::LpPool2d, attrs(pool({2, 2}, {2, 2}, {0, 0, 0, 0}, false, false, {1, 1}, 1)),
+                                  {rnd({1, 2, 6, 6}, 116)}, kRtol, kAtol);
+}
+
+TEST(TopiNnPool, Global) {
+  expect_native_matches_reference(OpCode::GlobalAvgPool2d, nullptr, {rnd({2, 5, 7, 9}, 121)}, kRtol, kAtol);
+  expect_native_matches_reference(OpCode::GlobalMaxPool2d, nullptr, {rnd({2, 5, 7, 9}, 122)}, kRtol, kAtol);
+  expect_native_matches_reference(OpCode::GlobalAvgPool2d, nullptr, {rnd({1, 64, 7, 7}, 123)}, kRtol, kAtol);
+}
+
+TEST(TopiNnMisc, Pad) {
+  for (const char* mode : {"constant", "reflect", "edge", "wrap"}) {
+    SCOPED_TRACE(mode);
+    ops::PadAttrs a;
+    a.mode = mode;
+    a.value = 1.5;
+    a.pads = {0, 1, 2, 3, 0, 2, 1, 4};
+    expect_native_matches_reference(OpCode::Pad, attrs(a), {rnd({2, 3, 5, 6}, 131)}, kRtol, kAtol);
+    a.pads = {1, -1, 2, 0};
+    expect_native_matches_reference(OpCode::Pad, attrs(a), {rnd({3, 4}, 132)}, kRtol, kAtol);
+  }
+}
+
+TEST(TopiNnMisc, DepthSpace) {
+  for (const char* mode : {"DCR", "CRD"}) {
+    ops::DepthToSpaceAttrs a;
+    a.blocksize = 2;
+    a.mode = mode;
+    expect_native_matches_reference(OpCode::DepthToSpace, attrs(a), {rnd({2, 12, 3, 5}, 141)}, 0, 0);
+  }
+  ops::BlockSizeAttrs b;
+  b.blocksize = 3;
+  expect_native_matches_reference(OpCode::SpaceToDepth, attrs(b), {rnd({2, 2, 6, 9}, 142)}, 0, 0);
+}
+
+TEST(TopiNnMisc, Resize) {
+  struct Case {
+    const char* mode;
+    const char* coord;
+    const char* nearest;
+    Shape size;
+  };
+  for (const Case& c : std::vector<Case>{{"nearest", "half_pixel", "round_prefer_floor", {7, 11}},
+                                          {"nearest", "asymmetric", "floor", {3, 4}},
+                                          {"nearest", "half_pixel", "round_prefer_ceil", {9, 13}},
+                                          {"nearest", "align_corners", "ceil", {8, 3}},
+                                          {"linear", "half_pixel", "", {9, 14}},
+                                          {"linear", "align_corners", "", {3, 5}},
+                                          {"linear", "pytorch_half_pixel", "", {1, 12}},
+                                          {"cubic", "half_pixel", "", {10, 7}},
+                                          {"cubic", "asymmetric", "", {4, 9}}}) {
+    SCOPED_TRACE(std::string(c.mode) + " " + c.coord);
+    ops::Resize2dAttrs a;
+    a.mode = c.mode;
+    a.coordinate_transformation_mode = c.coord;
+    if (*c.nearest) a.nearest_mode = c.nearest;
+    a.size = {c.size[0], c.size[1]};
+    expect_native_matches_reference(OpCode::Resize2d, attrs(a), {rnd({1, 2, 5, 6}, 151)}, kRtol, kAtol);
+  }
+}
