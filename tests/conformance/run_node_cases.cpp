@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "backends/reference/executor.h"
+#include "native/compile.h"
 #include "frontends/onnx/importer.h"
 #include "frontends/onnx/tensor_proto.h"
 #include "onnx/onnx.pb.h"
@@ -113,6 +114,16 @@ std::string compare(const Tensor& got, const Tensor& want, const std::string& na
   return os.str();
 }
 
+// --executor native: the case goes through fusion, topi, the loop IR and the C compiler.
+bool g_native = false;
+
+sy::Result<std::vector<Tensor>> run_native(const sy::ir::Module& m, const std::vector<Tensor>& args) {
+  return sy::catch_errors([&] {
+    sy::native::Compiled c = sy::native::compile_native(m);
+    return c.executable->run(args, 1, nullptr);
+  });
+}
+
 CaseResult run_case(const fs::path& dir) {
   CaseResult res;
   fs::path model_path = dir / "model.onnx";
@@ -201,7 +212,7 @@ CaseResult run_case(const fs::path& dir) {
       }
       args.push_back(inputs[static_cast<size_t>(it - input_names.begin())]);
     }
-    auto outs = sy::reference::run_module(*mod, args);
+    sy::Result<std::vector<Tensor>> outs = g_native ? run_native(*mod, args) : sy::reference::run_module(*mod, args);
     if (!outs.is_ok()) {
       res.detail = "run: " + first_line(outs.status().message());
       return res;
@@ -275,7 +286,7 @@ CaseResult run_case_isolated(const fs::path& dir) {
 }
 
 int usage() {
-  std::cerr << "usage: sy_conformance CASES_DIR [--filter SUBSTRING]... [--verbose] [--no-fork]\n"
+  std::cerr << "usage: sy_conformance CASES_DIR [--filter SUBSTRING]... [--executor reference|native] [--verbose] [--no-fork]\n"
                "Runs ONNX node conformance cases (as written by gen_onnx_node_cases.py).\n";
   return 2;
 }
@@ -291,6 +302,11 @@ int main(int argc, char** argv) {
     if (a == "--filter" && i + 1 < argc) filters.push_back(argv[++i]);
     else if (a == "--verbose" || a == "-v") verbose = true;
     else if (a == "--no-fork") isolate = false;
+    else if (a == "--executor" && i + 1 < argc) {
+      std::string e = argv[++i];
+      if (e != "native" && e != "reference") return usage();
+      g_native = e == "native";
+    }
     else if (a == "--help" || a == "-h") {
       usage();
       return 0;
