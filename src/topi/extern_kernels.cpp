@@ -1,5 +1,5 @@
 // C functions that generated code calls for the ops that are sequential or data-dependent writes
-// (cumsum, scatter_elements, scatter_nd, topk): extern stages, registered in the extern table
+// (cumsum, scatter_elements, scatter_nd, topk, prod): extern stages, registered in the extern table
 // that the native module is given when it is loaded. Semantics are the reference kernels'
 // (backends/reference/kernels_reduce.cpp, kernels_scatter.cpp). Every function takes its buffers
 // first (inputs, then the output), then int64 scalars; dtypes are passed as DType codes.
@@ -170,6 +170,38 @@ void sy_topi_topk_indices(const void* x, int64_t* out, int64_t dtype, int64_t ou
   });
 }
 
+void sy_topi_reduce_prod(const void* x, void* out, int64_t dtype, int64_t rank, int64_t reduced_mask, int64_t d0,
+                         int64_t d1, int64_t d2, int64_t d3, int64_t d4, int64_t d5, int64_t d6, int64_t d7) {
+  const int64_t dims[8] = {d0, d1, d2, d3, d4, d5, d6, d7};
+  // Output strides of the kept axes (row-major over the kept axes; reduced axes stride 0).
+  int64_t ost[8], n_in = 1, n_out = 1;
+  for (int64_t d = rank; d-- > 0;) {
+    const bool reduced = (reduced_mask >> d) & 1;
+    ost[d] = reduced ? 0 : n_out;
+    if (!reduced) n_out *= dims[d];
+    n_in *= dims[d];
+  }
+  sy::dispatch_dtype(static_cast<DType>(dtype), [&]<typename T>(T) {
+    if constexpr (!std::is_same_v<T, bool>) {
+      // Floats multiply in double, integers wrap in T (as the reference); inputs are visited in
+      // row-major order, so each product is taken in the reference's order.
+      using Acc = std::conditional_t<std::is_floating_point_v<T>, double, T>;
+      std::vector<Acc> acc(static_cast<size_t>(n_out), Acc(1));
+      const T* in = static_cast<const T*>(x);
+      for (int64_t i = 0; i < n_in; ++i) {
+        int64_t rem = i, off = 0;
+        for (int64_t d = rank; d-- > 0;) {
+          off += (rem % dims[d]) * ost[d];
+          rem /= dims[d];
+        }
+        acc[static_cast<size_t>(off)] = wrap_mul<Acc>(acc[static_cast<size_t>(off)], static_cast<Acc>(in[i]));
+      }
+      T* o = static_cast<T*>(out);
+      for (int64_t j = 0; j < n_out; ++j) o[j] = static_cast<T>(acc[static_cast<size_t>(j)]);
+    }
+  });
+}
+
 }  // extern "C"
 
 namespace sy::topi {
@@ -179,6 +211,7 @@ void register_extern_kernels(Registry& r) {
   r.add_extern("sy_topi_scatter_elements", reinterpret_cast<void*>(&sy_topi_scatter_elements));
   r.add_extern("sy_topi_scatter_nd", reinterpret_cast<void*>(&sy_topi_scatter_nd));
   r.add_extern("sy_topi_topk_indices", reinterpret_cast<void*>(&sy_topi_topk_indices));
+  r.add_extern("sy_topi_reduce_prod", reinterpret_cast<void*>(&sy_topi_reduce_prod));
 }
 
 }  // namespace sy::topi

@@ -1,4 +1,4 @@
-// The C functions behind the extern stages of cumsum, scatter_elements, scatter_nd and topk (see
+// The C functions behind the extern stages of cumsum, scatter_elements, scatter_nd, topk and prod (see
 // extern_kernels.cpp for their argument lists), and their registration in the extern table.
 #pragma once
 #include <cstdint>
@@ -29,4 +29,6 @@ void sy_topi_scatter_nd(const void* data, const void* indices, const void* updat
                         int64_t d1, int64_t d2, int64_t d3, int64_t d4, int64_t d5, int64_t d6, int64_t d7);
 void sy_topi_topk_indices(const void* x, int64_t* out, int64_t dtype, int64_t outer, int64_t D, int64_t inner,
                           int64_t k, int64_t largest);
+void sy_topi_reduce_prod(const void* x, void* out, int64_t dtype, int64_t rank, int64_t reduced_mask, int64_t d0,
+                         int64_t d1, int64_t d2, int64_t d3, int64_t d4, int64_t d5, int64_t d6, int64_t d7);
 }

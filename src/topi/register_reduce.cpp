@@ -1,8 +1,11 @@
-// Registration of the reduce op implementations (filled in op by op; see topi.h).
+// Registration of the reduce op implementations (computes in reduce.cpp). They use the default
+// schedule, which keeps reductions at the root, parallel over their data axes and vectorized
+// over the innermost data axis when that axis is the contiguous one.
+#include "topi/reduce.h"
 #include "topi/topi.h"
 
 namespace sy::topi {
 
-void register_reduce(Registry& r) { (void)r; }
+void register_reduce(Registry& r) { register_reduce_computes(r); }
 
 }  // namespace sy::topi

@@ -2,6 +2,7 @@
 #include <set>
 
 #include "support/error.h"
+#include "tir/functor.h"
 #include "topi/topi.h"
 
 namespace sy::topi {
@@ -26,6 +27,24 @@ void schedule_output(te::Stage& st, const GroupSchedule& g) {
   for (size_t d = 1; d < nd; ++d) fused = st.fuse(fused, st.axis(d));
   const int64_t n = numel(op->shape);
   if (op->is_reduction()) {
+    // When no read walks memory along a reduce axis in its innermost index, the innermost data
+    // axis is the contiguous one: loop the reduction outside vector-wide blocks of outputs.
+    const auto& raxes = op->reduce_axes();
+    bool reduce_inner = false;
+    tir::visit_expr(op->body, [&](const tir::Expr& e) {
+      if (e->kind != tir::ExprKind::TensorRead || e->operands.empty()) return;
+      for (const auto& r : raxes) reduce_inner |= tir::uses_var(e->operands.back(), r.var);
+    });
+    if (!reduce_inner && op->shape.back() >= g.vector_lanes) {
+      auto [outer, inner] = st.split(fused, g.vector_lanes);
+      std::vector<te::Axis> order = {outer};
+      for (size_t r = 0; r < raxes.size(); ++r) order.push_back(st.reduce_axis(r));
+      order.push_back(inner);
+      st.reorder(order);
+      st.vectorize(inner);
+      if (n >= 64 * g.vector_lanes) st.parallel(outer);
+      return;
+    }
     if (n >= 64) st.parallel(fused);
     return;
   }
