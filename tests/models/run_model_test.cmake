@@ -1,6 +1,6 @@
 # Runs one exported model through `switchyard run` and compares its outputs with PyTorch's.
 # Invoked by CTest as: cmake -DSWITCHYARD=... -DPYTHON=... -DCOMPARE=... -DMODEL_DIR=...
-#                            -DOUT_DIR=... -DTHREADS=... [-DTOLERANCE=...] -P run_model_test.cmake
+#                            -DOUT_DIR=... -DTHREADS=... [-DTOLERANCE=...] [-DRUN_ARGS=a;b] -P run_model_test.cmake
 # One test (rather than two chained ones) so a stale output dir can never be compared.
 foreach(var SWITCHYARD PYTHON COMPARE MODEL_DIR OUT_DIR THREADS)
   if(NOT DEFINED ${var})
@@ -15,7 +15,7 @@ file(REMOVE_RECURSE "${OUT_DIR}")
 file(MAKE_DIRECTORY "${OUT_DIR}")
 
 set(run_cmd "${SWITCHYARD}" run "${MODEL_DIR}/model.onnx" --input "input=${MODEL_DIR}/input.npy"
-    --output-dir "${OUT_DIR}" --threads "${THREADS}")
+    --output-dir "${OUT_DIR}" --threads "${THREADS}" ${RUN_ARGS})
 list(JOIN run_cmd " " run_text)
 message("+ ${run_text}")
 string(TIMESTAMP t0 "%s")
