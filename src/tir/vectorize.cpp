@@ -1,5 +1,6 @@
 #include "tir/vectorize.h"
 
+#include "tir/arith.h"
 #include "tir/functor.h"
 
 namespace sy::tir {
@@ -21,6 +22,12 @@ bool vectorizable_body(const Stmt& body, const Expr& v) {
   return ok;
 }
 
+bool reads_buffer(const Expr& e, const Buffer& b) {
+  bool found = false;
+  visit_expr(e, [&](const Expr& x) { found |= x->kind == ExprKind::Load && x->buffer == b; });
+  return found;
+}
+
 int64_t stmt_count(const Stmt& s) {
   int64_t n = 0;
   visit_stmt(s, [&](const Stmt& x) { n += x->kind != StmtKind::Seq; });
@@ -29,11 +36,41 @@ int64_t stmt_count(const Stmt& s) {
 
 }  // namespace
 
+std::optional<VectorReduction> match_vector_reduction(const Stmt& loop) {
+  if (!loop || loop->kind != StmtKind::For || !is_int_const(loop->extent)) return std::nullopt;
+  VectorReduction r;
+  Stmt body = loop->body;
+  if (body->kind == StmtKind::IfThenElse && !body->else_body) {
+    r.cond = body->cond;
+    body = body->body;
+  }
+  if (body->kind != StmtKind::Store) return std::nullopt;
+  const Buffer& b = body->buffer;
+  for (const auto& i : body->indices)
+    if (uses_var(i, loop->var) || reads_buffer(i, b)) return std::nullopt;
+  if (r.cond && reads_buffer(r.cond, b)) return std::nullopt;
+  const Expr& v = body->value;
+  switch (v->kind) {
+    case ExprKind::Add: r.kind = ReduceKind::Sum; break;
+    case ExprKind::Max: r.kind = ReduceKind::Max; break;
+    case ExprKind::Min: r.kind = ReduceKind::Min; break;
+    default: return std::nullopt;
+  }
+  const Expr& acc = v->operands[0];
+  if (acc->kind != ExprKind::Load || acc->buffer != b) return std::nullopt;
+  for (size_t i = 0; i < body->indices.size(); ++i)
+    if (!expr_equal(acc->operands[i], body->indices[i])) return std::nullopt;
+  if (reads_buffer(v->operands[1], b)) return std::nullopt;
+  r.store = body;
+  r.operand = v->operands[1];
+  return r;
+}
+
 Stmt legalize_vectorize(const Stmt& s) {
   if (!s) return s;
   Stmt r = map_stmt(s, [](const Stmt& c) { return legalize_vectorize(c); }, [](const Expr& e) { return e; });
   if (r->kind == StmtKind::For && r->for_kind == ForKind::Vectorized &&
-      (!is_int_const(r->extent) || !vectorizable_body(r->body, r->var)))
+      (!is_int_const(r->extent) || (!vectorizable_body(r->body, r->var) && !match_vector_reduction(r))))
     return for_loop(r->var, r->min, r->extent, ForKind::Serial, r->body);
   return r;
 }

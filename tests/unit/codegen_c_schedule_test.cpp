@@ -177,3 +177,20 @@ TEST(CodegenCSchedule, ScalarsAndFullReductions) {
   for (int64_t i = 0; i < 35; ++i)
     EXPECT_NEAR(b.data<float>()[i], a.data<float>()[i] - want_min + want_sum * 0.5, 1e-4) << i;
 }
+
+TEST(CodegenCSchedule, VectorizedReductionsUseAReductionClause) {
+  // Row max and row sum with their reduce axes split and vectorized (tails included).
+  Softmax sm(5, 75);
+  te::Schedule s({sm.Y});
+  for (const te::Tensor& t : {sm.M, sm.S}) {
+    auto& st = s[t];
+    auto [ko, ki] = st.split(st.reduce_axis(0), 16);
+    st.vectorize(ki);
+  }
+  auto m = build_one(te::lower(s, {sm.X, sm.Y}, "softmax_vred"));
+  EXPECT_NE(m->c_source().find("#pragma omp simd reduction(max:"), std::string::npos) << m->c_source();
+  EXPECT_NE(m->c_source().find("#pragma omp simd reduction(+:"), std::string::npos) << m->c_source();
+  Tensor x = random_tensor({5, 75}, 8, -4, 4), y(DType::f32, {5, 75});
+  run(*m, "softmax_vred", {&x, &y});
+  expect_close(y, softmax_ref(x), 1e-5);
+}

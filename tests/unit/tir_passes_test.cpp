@@ -102,10 +102,20 @@ TEST(TirRemoveNoOp, DropsSelfStoresUnusedLetsAndEmptyLoops) {
 TEST(TirVectorize, IllegalVectorLoopsBecomeSerialAndUnrollExpands) {
   Expr i = var("i"), k = var("k");
   Buffer b = buffer("B", DType::f32, {4}), a = buffer("A", DType::f32, {4, 4});
-  // A reduction into B[0] cannot be a SIMD loop; an elementwise loop can.
+  // A reduction into B[0] stays a SIMD loop (the code generator gives it a reduction clause);
+  // another store to one element on every iteration does not.
   Stmt red = for_loop(k, int_imm(0), int_imm(4), ForKind::Vectorized,
                       store(b, {int_imm(0)}, load(b, {int_imm(0)}) + load(a, {int_imm(0), k})));
-  EXPECT_EQ(legalize_vectorize(red)->for_kind, ForKind::Serial);
+  EXPECT_EQ(legalize_vectorize(red)->for_kind, ForKind::Vectorized);
+  auto m = match_vector_reduction(red);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->kind, ReduceKind::Sum);
+  EXPECT_EQ(print_expr(m->operand), "A[0, k]");
+  Stmt last = for_loop(k, int_imm(0), int_imm(4), ForKind::Vectorized, store(b, {int_imm(0)}, load(a, {int_imm(0), k})));
+  EXPECT_EQ(legalize_vectorize(last)->for_kind, ForKind::Serial);
+  Stmt self = for_loop(k, int_imm(0), int_imm(4), ForKind::Vectorized,
+                       store(b, {int_imm(0)}, max(load(b, {int_imm(0)}), load(b, {int_imm(1)}))));
+  EXPECT_EQ(legalize_vectorize(self)->for_kind, ForKind::Serial);
   Stmt ew = for_loop(k, int_imm(0), int_imm(4), ForKind::Vectorized, store(b, {k}, load(a, {int_imm(1), k})));
   EXPECT_EQ(legalize_vectorize(ew)->for_kind, ForKind::Vectorized);
   Stmt nested = for_loop(i, int_imm(0), int_imm(4), ForKind::Vectorized, ew);

@@ -10,6 +10,7 @@
 #include "tir/functor.h"
 #include "tir/printer.h"
 #include "tir/simplify.h"
+#include "tir/vectorize.h"
 
 namespace sy::codegen {
 
@@ -213,6 +214,12 @@ class FuncGen {
   void stmt(const Stmt& s, int ind) {
     switch (s->kind) {
       case StmtKind::For: {
+        if (s->for_kind == ForKind::Vectorized) {
+          if (auto red = match_vector_reduction(s)) {
+            vector_reduction(s, *red, ind);
+            break;
+          }
+        }
         const std::string v = names_.name(s->var.get(), s->var->name);
         int64_t mn = 0, ext = 0;
         const bool ranged = is_int_const(s->min, &mn) && is_int_const(s->extent, &ext);
@@ -288,6 +295,32 @@ class FuncGen {
         break;
       }
     }
+  }
+
+  // { T acc = B[idx]; omp simd reduction(op:acc) for (...) [if (c)] acc = acc op e; B[idx] = acc; }
+  void vector_reduction(const Stmt& loop, const VectorReduction& r, int ind) {
+    const Stmt& st = r.store;
+    const char* ty = c_type(st->buffer->dtype);
+    const std::string acc = names_.name(st.get(), "acc");
+    const std::string target = names_.name(st->buffer.get(), st->buffer->name) + "[" + flat_index(st->buffer, st->indices) + "]";
+    const std::string v = names_.name(loop->var.get(), loop->var->name);
+    int64_t mn = 0, ext = 0;
+    is_int_const(loop->min, &mn);
+    is_int_const(loop->extent, &ext);
+    const char* clause = r.kind == ReduceKind::Sum ? "+" : r.kind == ReduceKind::Max ? "max" : "min";
+    out_ << pad(ind) << "{\n";
+    out_ << pad(ind + 1) << ty << " " << acc << " = " << target << ";\n";
+    out_ << pad(ind + 1) << "#pragma omp simd reduction(" << clause << ":" << acc << ")\n";
+    out_ << pad(ind + 1) << "for (int64_t " << v << " = " << expr(loop->min) << "; " << v << " < " << mn + ext << "LL; ++" << v << ") {\n";
+    ranges_[loop->var.get()] = {int_imm(mn), int_imm(mn + ext - 1)};
+    std::string update = r.kind == ReduceKind::Sum ? acc + " + " + expr(r.operand)
+                       : std::string(r.kind == ReduceKind::Max ? "sy_max_" : "sy_min_") + ty + "(" + acc + ", " + expr(r.operand) + ")";
+    if (r.cond) out_ << pad(ind + 2) << "if (" << expr(r.cond) << ") " << acc << " = " << update << ";\n";
+    else out_ << pad(ind + 2) << acc << " = " << update << ";\n";
+    ranges_.erase(loop->var.get());
+    out_ << pad(ind + 1) << "}\n";
+    out_ << pad(ind + 1) << target << " = " << acc << ";\n";
+    out_ << pad(ind) << "}\n";
   }
 
   const PrimFunc& f_;
