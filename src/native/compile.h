@@ -18,13 +18,16 @@ struct CompileOptions {
 
 struct Compiled {
   ir::Module fused;  // @main calls fused primitive functions and external functions only
+  // Fused groups with no native implementation, run by the reference kernels: kernel -> reason.
+  std::vector<std::pair<std::string, std::string>> fallbacks;
   std::shared_ptr<Executable> executable;
   std::string c_source;
   double lower_seconds = 0, compile_seconds = 0;
 };
 
 // m may be partitioned (calls of external functions are kept; their runtime modules are run by
-// the caller). Throws sy::Error naming an op without a native implementation.
+// the caller). A fused group that cannot be lowered (an op without a native implementation or
+// an attribute value it does not support) is marked Fallback and runs on the reference kernels.
 Compiled compile_native(const ir::Module& m, const CompileOptions& opts = {});
 
 // Rebuilds the executable of an artifact: the fused module and its library's bytes; no compiler.

@@ -5,6 +5,7 @@
 
 #include <cstring>
 
+#include "backends/reference/executor.h"
 #include "ir/type.h"
 #include "support/error.h"
 
@@ -12,10 +13,40 @@ namespace sy::native {
 
 Executable::Executable(Plan plan, std::shared_ptr<codegen::Module> library)
     : plan_(std::move(plan)), library_(std::move(library)) {
-  for (const Call& c : plan_.calls) kernels_.push_back(c.external ? nullptr : library_->get(c.kernel));
+  fallback_.resize(plan_.kernels.size());
+  for (const Call& c : plan_.calls) {
+    if (c.fallback && fallback_[static_cast<size_t>(c.function)].functions.empty()) {
+      auto* f = plan_.kernels[static_cast<size_t>(c.function)]->as<ir::FunctionNode>();
+      fallback_[static_cast<size_t>(c.function)].functions["main"] = ir::function(f->params, f->body);
+    }
+    if (c.external || c.fallback) {
+      kernels_.push_back(nullptr);
+      continue;
+    }
+    if (!library_) throw Error("kernel " + c.kernel + " is not in the native library (there is none)");
+    kernels_.push_back(library_->get(c.kernel));
+  }
   arena_storage_.resize(static_cast<size_t>(plan_.arena_bytes) + 64);
   uintptr_t p = reinterpret_cast<uintptr_t>(arena_storage_.data());
   arena_ = reinterpret_cast<char*>((p + 63) / 64 * 64);
+}
+
+std::string Executable::library_bytes() const { return library_ ? library_->so_bytes() : std::string(); }
+
+template <typename Resolve>
+void Executable::run_fallback(size_t ci, const Resolve& resolve) const {
+  const Call& c = plan_.calls[ci];
+  std::vector<Tensor> in;
+  for (int v : c.inputs) {
+    const Value& val = plan_.values[static_cast<size_t>(v)];
+    in.push_back(Tensor::wrap(resolve(v), val.dtype, val.shape));
+  }
+  reference::ExecOptions opts;
+  opts.threads = omp_get_max_threads();
+  Result<std::vector<Tensor>> r = reference::run_module(fallback_[static_cast<size_t>(c.function)], in, opts);
+  if (!r.is_ok()) throw Error(c.kernel + " (reference fallback): " + r.status().message());
+  SY_CHECK(r->size() == c.outputs.size()) << c.kernel << ": fallback returned " << r->size() << " results";
+  for (size_t k = 0; k < c.outputs.size(); ++k) std::memcpy(resolve(c.outputs[k]), (*r)[k].raw(), (*r)[k].nbytes());
 }
 
 std::vector<Tensor> Executable::run(const std::vector<Tensor>& inputs, int threads, const ExternalRunner& external) const {
@@ -64,6 +95,10 @@ std::vector<Tensor> Executable::run(const std::vector<Tensor>& inputs, int threa
       ext[ci] = external(c.kernel, in);
       SY_CHECK(ext[ci].size() == c.outputs.size()) << "@" << c.kernel << " returned " << ext[ci].size() << " results";
       for (size_t k = 0; k < c.outputs.size(); ++k) ptr[static_cast<size_t>(c.outputs[k])] = ext[ci][k].raw();
+      continue;
+    }
+    if (c.fallback) {
+      run_fallback(ci, resolve);
       continue;
     }
     args.clear();

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "codegen/c/module.h"
+#include "ir/module.h"
 #include "native/plan.h"
 
 namespace sy::native {
@@ -16,7 +17,8 @@ using ExternalRunner = std::function<std::vector<Tensor>(const std::string& symb
 
 class Executable {
  public:
-  // The library must hold every kernel of the plan (sy::Error naming a missing one).
+  // The library must hold every generated kernel of the plan (sy::Error naming a missing one);
+  // it may be null when every kernel falls back to the reference kernels.
   Executable(Plan plan, std::shared_ptr<codegen::Module> library);
 
   // Runs on inputs (checked against the plan's input types, errors name the input);
@@ -24,12 +26,18 @@ class Executable {
   std::vector<Tensor> run(const std::vector<Tensor>& inputs, int threads, const ExternalRunner& external) const;
 
   const Plan& plan() const { return plan_; }
-  const codegen::Module& library() const { return *library_; }
+  // The library's bytes ("" when there is no generated kernel).
+  std::string library_bytes() const;
+  const codegen::Module* library() const { return library_.get(); }
 
  private:
+  template <typename Resolve>
+  void run_fallback(size_t call, const Resolve& resolve) const;
+
   Plan plan_;
   std::shared_ptr<codegen::Module> library_;
-  std::vector<codegen::PackedKernel> kernels_;  // per call (null for external calls)
+  std::vector<codegen::PackedKernel> kernels_;  // per call (null for external and fallback calls)
+  std::vector<ir::Module> fallback_;            // per unique kernel: a module for the reference executor
   mutable std::vector<char, std::allocator<char>> arena_storage_;
   char* arena_ = nullptr;
 };

@@ -147,6 +147,7 @@ class Planner {
       }
       call.function = kernel_for(c->callee);
       call.kernel = p_.kernel_names[static_cast<size_t>(call.function)];
+      call.fallback = f->attrs.count(kFallbackAttr) != 0;
       ++p_.kernel_launches;
     }
     vals_[e.get()] = call.outputs;

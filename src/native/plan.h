@@ -33,6 +33,7 @@ struct Value {
 
 struct Call {
   bool external = false;     // a BYOC function (runtime module) instead of a generated kernel
+  bool fallback = false;     // run by the reference kernels (the group has no native implementation)
   std::string kernel;        // kernel symbol, or the external function's symbol
   int function = -1;         // kernels: index into Plan::kernels (unique fused functions)
   std::vector<int> inputs;   // value ids
@@ -49,11 +50,13 @@ struct Plan {
   std::vector<int> outputs;        // value per @main result (tuple flattened)
   int64_t arena_bytes = 0;         // planned activation memory (storage reuse)
   int64_t intermediate_bytes = 0;  // sum of all intermediate tensor sizes (no reuse)
-  int kernel_launches = 0;         // generated-kernel calls per run
+  int kernel_launches = 0;         // kernel calls per run (generated and fallback)
 };
 
 // Plans a module whose @main calls only fused primitive functions (passes::fuse_ops) and
-// external functions. Identical fused functions share one kernel.
+// external functions. Identical fused functions share one kernel. A fused function with the
+// attribute Fallback (its reason) is run by the reference kernels instead of generated code.
+inline constexpr const char* kFallbackAttr = "Fallback";
 Plan plan_module(const ir::Module& fused);
 
 }  // namespace sy::native

@@ -100,7 +100,7 @@ void save_artifact(const CompiledModel& model, const std::string& path) {
   sections.emplace_back("graph", ir::print_module(model.module, po));
   sections.emplace_back("constants", std::move(weights));
   for (const auto& [name, mod] : model.modules) sections.emplace_back(kModulePrefix + name, mod->save());
-  if (model.native) sections.emplace_back(kNativeLibrary, model.native->library().so_bytes());
+  if (model.native) sections.emplace_back(kNativeLibrary, model.native->library_bytes());
 
   std::string out(kMagic, sizeof kMagic);
   put_u32(out, kArtifactFormatVersion);

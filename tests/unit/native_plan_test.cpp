@@ -1,6 +1,9 @@
 // The native execution plan: kernel dedup, reshape views, and static memory planning.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
+#include "ir/parser.h"
 #include "native/compile.h"
 #include "native/plan.h"
 #include "passes/fold_constants.h"
@@ -46,6 +49,41 @@ TEST(NativePlan, LiveValuesNeverShareBytes) {
       bool overlap = va.offset < vb.offset + vb.nbytes() && vb.offset < va.offset + va.nbytes();
       ASSERT_FALSE(live_together && overlap) << "values " << a << " and " << b << " share bytes while both live";
     }
+}
+
+}  // namespace
+}  // namespace sy
+
+namespace sy {
+namespace {
+
+// A fused group marked Fallback runs on the reference kernels; the rest is generated code.
+TEST(NativePlan, FallbackGroupsRunOnTheReferenceKernels) {
+  Result<ir::Module> m = ir::parse_module(R"(
+def @main(%x: Tensor[(2, 8), float32]) -> Tensor[(2, 8), float32] {
+  %0 = fn (%p0: Tensor[(2, 8), float32]) -> Tensor[(2, 8), float32] attrs {Fallback="test: forced", Primitive="1"} {
+    exp(%p0)
+  };
+  %1 = %0(%x);
+  %2 = fn (%p0: Tensor[(2, 8), float32]) -> Tensor[(2, 8), float32] attrs {Primitive="1"} {
+    nn.relu(%p0)
+  };
+  %2(%1)
+}
+)");
+  ASSERT_TRUE(m.is_ok()) << m.status().message();
+  native::Compiled c = native::compile_native(m.value());
+  const native::Plan& p = c.executable->plan();
+  ASSERT_EQ(p.calls.size(), 2u);
+  EXPECT_TRUE(p.calls[0].fallback);
+  EXPECT_FALSE(p.calls[1].fallback);
+  Tensor x(DType::f32, {2, 8});
+  for (int i = 0; i < 16; ++i) x.data<float>()[i] = static_cast<float>(i - 8) / 4.0f;
+  std::vector<Tensor> out = c.executable->run({x}, 1, nullptr);
+  for (int i = 0; i < 16; ++i) EXPECT_FLOAT_EQ(out[0].data<float>()[i], std::exp(static_cast<float>(i - 8) / 4.0f));
+  // Loading from the library bytes keeps the split.
+  auto loaded = native::load_native(c.fused, c.executable->library_bytes());
+  EXPECT_TRUE(loaded->plan().calls[0].fallback);
 }
 
 }  // namespace

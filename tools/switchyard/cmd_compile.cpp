@@ -67,6 +67,7 @@ int run_compile(const CompileArgs& a) {
                 << "activation memory " << si(static_cast<double>(p.arena_bytes), "B") << " planned for "
                 << si(static_cast<double>(p.intermediate_bytes), "B") << " of intermediates; lowering "
                 << fixed(nc.lower_seconds, 1) << " s, C compiler " << fixed(nc.compile_seconds, 1) << " s\n";
+      for (const auto& [k, why] : nc.fallbacks) std::cout << "  " << k << " runs on the reference kernels: " << why << "\n";
     }
     std::cout << "wrote " << a.output << " (" << si(static_cast<double>(std::filesystem::file_size(a.output)), "B")
               << ") in " << fixed(secs, 1) << " s; run it with: switchyard run " << a.output << "\n";
