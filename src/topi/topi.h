@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ir/expr.h"
+#include "ir/module.h"
 #include "te/schedule.h"
 #include "te/tensor.h"
 
@@ -52,6 +53,25 @@ const ExternTable& extern_table();
 // non-output compute stage inlined; each output's loops fused, split by vector_lanes (inner
 // vectorized) and the outer loop parallel when the output is large enough to pay for threads.
 void schedule_injective(GroupSchedule& g);
+
+// ---- weight pre-packing (topi/nn_prepack.cpp): weights are constants, pack them once ----
+// nn.conv2d with groups == 1 and nn.dense, f32, read their weight in a blocked layout:
+//   conv2d OIHW [O, C, KH, KW] -> [ceil(O/16), C, KH, KW, 16];  dense [N, K] -> [ceil(N/16), K, 16]
+// (zero-padded to whole blocks). Given the plain weight, the kernel packs it itself on every call
+// (correct, but it costs a pass over the weight per run); given the packed one (a parameter of the
+// packed rank), it reads it directly.
+//
+// prepack_constants rewrites a fused module (run it after fuse_ops, before lowering): each call of
+// a primitive function anchored on such an op whose weight argument is a Constant (used by the
+// anchor only) gets the packed constant, and the function's weight parameter the packed type.
+// The anchor call keeps its result type but its weight argument no longer satisfies the op's type
+// relation: the result is for the native path only (do not re-infer types or run the reference
+// executor on it). *packed (if given) receives the number of weights packed.
+ir::Module prepack_constants(const ir::Module& m, int* packed = nullptr);
+// The tensor-level steps (e.g. for an executor that binds constants itself): whether the op call's
+// weight (argument 1, of the given plain shape) is packable, and the packed tensor.
+bool packable_weight(const ir::CallNode& anchor);
+Tensor pack_weight(const ir::CallNode& anchor, const Tensor& w);
 
 // ---- registration (one function per op family file; called once by find()) ----
 struct Registry {

@@ -239,3 +239,103 @@ TEST(TopiNnMisc, Resize) {
     expect_native_matches_reference(OpCode::Resize2d, attrs(a), {rnd({1, 2, 5, 6}, 151)}, kRtol, kAtol);
   }
 }
+
+// ---- fused groups and pre-packed weights ----
+
+#include "backends/reference/executor.h"
+#include "passes/fuse_ops.h"
+#include "topi/topi.h"
+
+namespace {
+
+// Runs @main of a module whose body is one call of a primitive function natively (its arguments:
+// main's parameters, bound to inputs, or constants) and compares with the reference on `ref`.
+void expect_fused_matches(const ir::Module& fused, const ir::Module& ref, const std::vector<Tensor>& inputs) {
+  const ir::FunctionNode& main = fused.main();
+  auto* call = main.body->as<ir::CallNode>();
+  ASSERT_TRUE(call && call->callee && call->callee->as<ir::FunctionNode>()) << "not one fused group";
+  std::vector<Tensor> args;
+  for (const ir::Expr& a : call->args) {
+    if (auto* k = a->as<ir::ConstantNode>()) {
+      args.push_back(k->value);
+      continue;
+    }
+    auto it = std::find(main.params.begin(), main.params.end(), a);
+    ASSERT_NE(it, main.params.end());
+    args.push_back(inputs[static_cast<size_t>(it - main.params.begin())]);
+  }
+  std::vector<Tensor> got = run_native_function(call->callee, args);
+  std::vector<Tensor> want = reference::run_module(ref, inputs).value();
+  ASSERT_EQ(got.size(), 1u);
+  ASSERT_EQ(got[0].shape(), want[0].shape());
+  int bad = 0;
+  for (int64_t i = 0; i < want[0].numel() && bad < 5; ++i) {
+    const double g = got[0].data<float>()[i], w = want[0].data<float>()[i];
+    if (!(std::abs(g - w) <= kAtol + kRtol * std::abs(w))) {
+      ++bad;
+      ADD_FAILURE() << "element " << i << ": native " << g << ", reference " << w;
+    }
+  }
+}
+
+ir::Module conv_block(Shape xs, Shape ws, ops::Conv2dAttrs a, bool residual, bool clip) {
+  ir::Expr x = ir::var("x", ir::tensor_type(xs, DType::f32));
+  ir::Expr y = ir::call(OpCode::Conv2d, {x, ir::constant(rnd(ws, 201)), ir::constant(rnd({ws[0]}, 202))}, a);
+  std::vector<ir::Expr> params{x};
+  if (residual) {
+    ir::Expr r = ir::var("r", ir::tensor_type(ir::shape_of(y), DType::f32));
+    params.push_back(r);
+    y = ir::call(OpCode::Add, {y, r});
+  }
+  if (clip) {
+    ops::ClipAttrs c;
+    c.min = 0.0;
+    c.max = 6.0;
+    y = ir::call(OpCode::Clip, {y}, c);
+  } else {
+    y = ir::call(OpCode::Relu, {y});
+  }
+  ir::Module m;
+  m.functions["main"] = ir::function(params, y);
+  return m;
+}
+
+}  // namespace
+
+TEST(TopiNnFused, ConvBiasAddReluOneKernelPlainAndPrepacked) {
+  struct Case {
+    Shape xs, ws;
+    ops::Conv2dAttrs a;
+    bool residual, clip;
+  };
+  for (const Case& c : std::vector<Case>{{{1, 16, 14, 14}, {32, 16, 3, 3}, conv({1, 1}, {1, 1, 1, 1}), true, false},
+                                         {{1, 24, 9, 13}, {40, 24, 1, 1}, conv({1, 1}, {0, 0, 0, 0}), true, true},
+                                         {{1, 8, 17, 15}, {20, 8, 3, 3}, conv({2, 2}, {1, 1, 1, 1}), false, false},
+                                         {{1, 12, 10, 10}, {12, 1, 3, 3}, conv({1, 1}, {1, 1, 1, 1}, {1, 1}, 12), false, true}}) {
+    ir::Module m = conv_block(c.xs, c.ws, c.a, c.residual, c.clip);
+    std::vector<Tensor> inputs{rnd(c.xs, 203)};
+    if (c.residual) inputs.push_back(rnd(ir::shape_of(m.main().body), 204));
+    ir::Module fused = passes::fuse_ops(m);
+    expect_fused_matches(fused, m, inputs);
+    int packed = -1;
+    ir::Module pre = topi::prepack_constants(fused, &packed);
+    EXPECT_EQ(packed, c.a.groups == 1 ? 1 : 0);
+    expect_fused_matches(pre, m, inputs);
+  }
+}
+
+TEST(TopiNnFused, DenseBiasReluPrepacked) {
+  ir::Expr x = ir::var("x", ir::tensor_type({2, 9, 50}, DType::f32));
+  ir::Expr y = ir::call(OpCode::Dense, {x, ir::constant(rnd({37, 50}, 211)), ir::constant(rnd({37}, 212))});
+  ir::Module m;
+  m.functions["main"] = ir::function({x}, ir::call(OpCode::Relu, {y}));
+  std::vector<Tensor> inputs{rnd({2, 9, 50}, 213)};
+  ir::Module fused = passes::fuse_ops(m);
+  expect_fused_matches(fused, m, inputs);
+  int packed = 0;
+  ir::Module pre = topi::prepack_constants(fused, &packed);
+  EXPECT_EQ(packed, 1);
+  const Tensor& pw = pre.main().body->as<ir::CallNode>()->args[1]->as<ir::ConstantNode>()->value;
+  EXPECT_EQ(pw.shape(), (Shape{3, 50, 16}));
+  expect_fused_matches(pre, m, inputs);
+}

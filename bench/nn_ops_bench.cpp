@@ -1,0 +1,141 @@
+// Timing of the native nn kernels (not a test): GFLOP/s of typical ResNet-50 / MobileNetV2 conv
+// layers and a BERT-sized dense, at 1 and 2 threads, through the real pipeline (fuse_ops,
+// prepack_constants, lower_function, C build). Usage: sy_nn_bench [repeats] [filter-substring]
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <string>
+
+#include "codegen/c/build.h"
+#include "ir/module.h"
+#include "native/lower_function.h"
+#include "ops/attrs.h"
+#include "passes/fuse_ops.h"
+#include "topi/topi.h"
+
+using namespace sy;
+
+namespace {
+
+Tensor random(Shape s, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
+  Tensor t(DType::f32, std::move(s));
+  for (int64_t i = 0; i < t.numel(); ++i) t.data<float>()[i] = d(rng);
+  return t;
+}
+
+struct Case {
+  std::string name;
+  double flops;
+  ir::Module module;  // main(x) = one fused group
+  Shape input;
+};
+
+Case conv_case(const std::string& name, Shape x, Shape w, int64_t stride, int64_t pad, int64_t groups, bool relu) {
+  ops::Conv2dAttrs a;
+  a.strides = {stride, stride};
+  a.padding = {pad, pad, pad, pad};
+  a.groups = groups;
+  ir::Expr xv = ir::var("x", ir::tensor_type(x, DType::f32));
+  ir::Expr body = ir::call(ops::OpCode::Conv2d, {xv, ir::constant(random(w, 2)), ir::constant(random({w[0]}, 3))}, a);
+  if (relu) body = ir::call(ops::OpCode::Relu, {body});
+  const Shape& os = ir::shape_of(body);
+  Case c{name, 2.0 * double(os[0] * os[1] * os[2] * os[3]) * double(w[1] * w[2] * w[3]), {}, x};
+  c.module.functions["main"] = ir::function({xv}, body);
+  return c;
+}
+
+Case dense_case(const std::string& name, int64_t M, int64_t K, int64_t N) {
+  ir::Expr xv = ir::var("x", ir::tensor_type({M, K}, DType::f32));
+  ir::Expr body = ir::call(ops::OpCode::Dense, {xv, ir::constant(random({N, K}, 4)), ir::constant(random({N}, 5))});
+  Case c{name, 2.0 * double(M) * double(K) * double(N), {}, {M, K}};
+  c.module.functions["main"] = ir::function({xv}, body);
+  return c;
+}
+
+void run_case(const Case& c, int repeats, bool prepack) {
+  ir::Module fused = passes::fuse_ops(c.module);
+  int packed = 0;
+  if (prepack) fused = topi::prepack_constants(fused, &packed);
+  auto* call = fused.main().body->as<ir::CallNode>();
+  auto* fn = call ? call->callee->as<ir::FunctionNode>() : nullptr;
+  if (!fn) {
+    std::printf("%-34s: not a single fused group\n", c.name.c_str());
+    return;
+  }
+  te::Knobs knobs;
+  if (const char* cfg = std::getenv("SY_KNOBS")) {  // e.g. "tile_m=8 tile_n=32"
+    std::string all = cfg;
+    size_t pos = 0;
+    while (pos < all.size()) {
+      size_t end = all.find(' ', pos);
+      std::string kv = all.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
+      if (kv.find('=') != std::string::npos) knobs.set(kv.substr(0, kv.find('=')), std::stoll(kv.substr(kv.find('=') + 1)));
+      if (end == std::string::npos) break;
+      pos = end + 1;
+    }
+  }
+  native::LowerFunctionOptions lo;
+  lo.knobs = &knobs;
+  tir::PrimFunc f = native::lower_function(*fn, "kernel", lo);
+  if (std::getenv("SY_DUMP_C")) std::printf("%s\n", codegen::generate_c({f}).c_str());
+  codegen::BuildOptions bo;
+  bo.externs = topi::extern_table();
+  auto mod = codegen::build({f}, bo);
+  Tensor x = random(c.input, 1);
+  std::vector<Tensor> outs;
+  std::vector<void*> args;
+  for (const ir::Expr& a : call->args)
+    args.push_back(a->as<ir::ConstantNode>() ? const_cast<void*>(a->as<ir::ConstantNode>()->value.raw()) : x.raw());
+  outs.emplace_back(ir::dtype_of(fused.main().body), ir::shape_of(fused.main().body));
+  args.push_back(outs.back().raw());
+  std::printf("%-32s %s %-22s", c.name.c_str(), prepack ? (packed ? "prepacked" : "unpacked ") : "in-kernel",
+              knobs.to_string().c_str());
+  for (int threads : {1, 2}) {
+    omp_set_num_threads(threads);
+    for (int i = 0; i < 3; ++i) mod->call("kernel", args);
+    std::vector<double> t;
+    for (int i = 0; i < repeats; ++i) {
+      auto t0 = std::chrono::steady_clock::now();
+      mod->call("kernel", args);
+      t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    std::sort(t.begin(), t.end());
+    const double med = t[t.size() / 2];
+    std::printf("  %dT %8.3f ms %6.1f GFLOP/s", threads, med * 1e3, c.flops / med / 1e9);
+  }
+  std::printf("\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int repeats = argc > 1 ? std::atoi(argv[1]) : 20;
+  const std::string filter = argc > 2 ? argv[2] : "";
+  std::vector<Case> cases = {
+      conv_case("conv3x3 64->64 56x56 +relu", {1, 64, 56, 56}, {64, 64, 3, 3}, 1, 1, 1, true),
+      conv_case("conv1x1 256->64 56x56 +relu", {1, 256, 56, 56}, {64, 256, 1, 1}, 1, 0, 1, true),
+      conv_case("conv1x1 64->256 56x56", {1, 64, 56, 56}, {256, 64, 1, 1}, 1, 0, 1, false),
+      conv_case("conv3x3 128->128 28x28 +relu", {1, 128, 28, 28}, {128, 128, 3, 3}, 1, 1, 1, true),
+      conv_case("conv3x3 256->256 14x14 +relu", {1, 256, 14, 14}, {256, 256, 3, 3}, 1, 1, 1, true),
+      conv_case("conv3x3 512->512 7x7 +relu", {1, 512, 7, 7}, {512, 512, 3, 3}, 1, 1, 1, true),
+      conv_case("conv1x1 2048->512 7x7 +relu", {1, 2048, 7, 7}, {512, 2048, 1, 1}, 1, 0, 1, true),
+      conv_case("conv7x7 3->64 s2 224x224 +relu", {1, 3, 224, 224}, {64, 3, 7, 7}, 2, 3, 1, true),
+      conv_case("conv3x3 s2 128->128 56x56", {1, 128, 56, 56}, {128, 128, 3, 3}, 2, 1, 1, true),
+      conv_case("depthwise3x3 32 112x112 +relu", {1, 32, 112, 112}, {32, 1, 3, 3}, 1, 1, 32, true),
+      conv_case("depthwise3x3 s2 144 56x56", {1, 144, 56, 56}, {144, 1, 3, 3}, 2, 1, 144, true),
+      conv_case("depthwise3x3 576 14x14", {1, 576, 14, 14}, {576, 1, 3, 3}, 1, 1, 576, true),
+      dense_case("dense 128x768x3072", 128, 768, 3072),
+      dense_case("dense 128x3072x768", 128, 3072, 768),
+  };
+  for (const Case& c : cases) {
+    if (!filter.empty() && c.name.find(filter) == std::string::npos) continue;
+    run_case(c, repeats, true);
+  }
+  return 0;
+}

@@ -1,0 +1,147 @@
+// Weight pre-packing for the blocked conv2d/dense kernels: the tensor transform and the module
+// rewrite that applies it once to constant weights of fused functions (see topi.h).
+#include <unordered_map>
+
+#include "ir/module.h"
+#include "ir/visitor.h"
+#include "topi/nn_util.h"
+
+namespace sy::topi {
+
+namespace {
+
+constexpr int64_t kBlock = 16;
+
+bool is_weight_op(const ir::CallNode& c) {
+  return c.is_op() && (c.op == ops::OpCode::Conv2d || c.op == ops::OpCode::Dense);
+}
+
+// The single conv2d/dense call of a fused function's body (null if none or several).
+const ir::CallNode* weight_anchor(const ir::FunctionNode& fn) {
+  const ir::CallNode* found = nullptr;
+  for (const ir::Expr& e : ir::post_order(fn.body)) {
+    auto* c = e->as<ir::CallNode>();
+    if (!c || !is_weight_op(*c)) continue;
+    if (found) return nullptr;
+    found = c;
+  }
+  return found;
+}
+
+class Prepacker : public ir::ExprMutator {
+ public:
+  int packed = 0;
+
+ protected:
+  ir::Expr rewrite_call(const ir::Expr& orig, const ir::CallNode* c, std::vector<ir::Expr> args,
+                        ir::Expr callee) override {
+    auto* fn = callee ? callee->as<ir::FunctionNode>() : nullptr;
+    auto prim = fn ? fn->attrs.find("Primitive") : ir::FuncAttrs::const_iterator();
+    if (!fn || prim == fn->attrs.end() || prim->second != "1")
+      return ir::ExprMutator::rewrite_call(orig, c, std::move(args), std::move(callee));
+    const ir::CallNode* anchor = weight_anchor(*fn);
+    size_t p = fn->params.size();
+    if (anchor && anchor->args.size() > 1 && packable_weight(*anchor))
+      for (size_t i = 0; i < fn->params.size(); ++i)
+        if (fn->params[i] == anchor->args[1]) p = i;
+    if (p == fn->params.size() || !args[p]->as<ir::ConstantNode>() || uses(*fn, fn->params[p].get()) != 1)
+      return ir::ExprMutator::rewrite_call(orig, c, std::move(args), std::move(callee));
+    const Tensor& w = args[p]->as<ir::ConstantNode>()->value;
+    auto it = packed_.find(args[p].get());
+    if (it == packed_.end()) {
+      it = packed_.emplace(args[p].get(), ir::constant(pack_weight(*anchor, w))).first;
+      ++packed;
+    }
+    const Tensor& pw = it->second->as<ir::ConstantNode>()->value;
+    auto* old_param = fn->params[p]->as<ir::VarNode>();
+    ir::Expr new_param = ir::var(old_param->name, ir::tensor_type(pw.shape(), pw.dtype()));
+    // Rebuild the body with the new parameter; the anchor keeps its result type.
+    std::unordered_map<const ir::ExprNode*, ir::Expr> m{{fn->params[p].get(), new_param}};
+    for (const ir::Expr& e : ir::post_order(fn->body)) {
+      if (m.count(e.get())) continue;
+      ir::Expr r = e;
+      if (auto* k = e->as<ir::CallNode>()) {
+        std::vector<ir::Expr> a;
+        bool changed = false;
+        for (const ir::Expr& x : k->args) {
+          auto f = m.find(x.get());
+          a.push_back(f == m.end() ? x : f->second);
+          changed |= a.back() != x;
+        }
+        if (changed) {
+          SY_CHECK(k->is_op()) << "prepack_constants: a fused function may only call ops";
+          r = k == anchor ? ir::Expr(std::make_shared<ir::CallNode>(k->type, k->op, nullptr, a, k->attrs))
+                          : ir::call(k->op, a, k->attrs);
+        }
+      } else if (auto* t = e->as<ir::TupleNode>()) {
+        std::vector<ir::Expr> fs;
+        bool changed = false;
+        for (const ir::Expr& x : t->fields) {
+          auto f = m.find(x.get());
+          fs.push_back(f == m.end() ? x : f->second);
+          changed |= fs.back() != x;
+        }
+        if (changed) r = ir::tuple(fs);
+      } else if (auto* g = e->as<ir::TupleGetItemNode>()) {
+        auto f = m.find(g->tuple.get());
+        if (f != m.end()) r = ir::tuple_get_item(f->second, g->index);
+      }
+      m[e.get()] = r;
+    }
+    std::vector<ir::Expr> params = fn->params;
+    params[p] = new_param;
+    args[p] = it->second;
+    return ir::call_function(ir::function(params, m.at(fn->body.get()), fn->attrs), args);
+  }
+
+ private:
+  static int uses(const ir::FunctionNode& fn, const ir::ExprNode* v) {
+    int n = 0;
+    for (const ir::Expr& e : ir::post_order(fn.body))
+      for (const ir::Expr& in : ir::node_inputs(e)) n += in.get() == v;
+    return n;
+  }
+  std::unordered_map<const ir::ExprNode*, ir::Expr> packed_;
+};
+
+}  // namespace
+
+bool packable_weight(const ir::CallNode& anchor) {
+  if (!is_weight_op(anchor) || anchor.args.size() < 2) return false;
+  const ir::TypeNode& w = ir::as_tensor(anchor.args[1]->type);
+  if (w.dtype != DType::f32 || ir::as_tensor(anchor.args[0]->type).dtype != DType::f32) return false;
+  if (anchor.op == ops::OpCode::Conv2d) return w.shape.size() == 4 && anchor.attrs_as<ops::Conv2dAttrs>().groups == 1;
+  return w.shape.size() == 2;
+}
+
+Tensor pack_weight(const ir::CallNode& anchor, const Tensor& w) {
+  SY_CHECK(w.dtype() == DType::f32) << "pack_weight: f32 weights only";
+  const Shape& s = w.shape();
+  const int64_t O = s[0], blocks = (O + kBlock - 1) / kBlock;
+  const int64_t inner = shape_numel(s) / std::max<int64_t>(O, 1);  // C*KH*KW (conv) or K (dense)
+  Shape ps{blocks};
+  ps.insert(ps.end(), s.begin() + 1, s.end());
+  ps.push_back(kBlock);
+  SY_CHECK(anchor.op == ops::OpCode::Conv2d ? s.size() == 4 : s.size() == 2) << "pack_weight: unexpected weight rank";
+  Tensor p(DType::f32, ps);
+  const float* src = w.data<float>();
+  float* dst = p.data<float>();
+  for (int64_t b = 0; b < blocks; ++b)
+    for (int64_t i = 0; i < inner; ++i)
+      for (int64_t l = 0; l < kBlock; ++l) {
+        const int64_t o = b * kBlock + l;
+        dst[(b * inner + i) * kBlock + l] = o < O ? src[o * inner + i] : 0.0f;
+      }
+  return p;
+}
+
+ir::Module prepack_constants(const ir::Module& m, int* packed) {
+  ir::Module out = m;
+  Prepacker p;
+  const ir::FunctionNode& main = m.main();
+  out.functions["main"] = ir::function(main.params, p.mutate(main.body), main.attrs);
+  if (packed) *packed = p.packed;
+  return out;
+}
+
+}  // namespace sy::topi
