@@ -36,7 +36,7 @@ case "$3" in
     # compile writes one artifact; run in a new process reproduces the in-process outputs bit for bit,
     # for the interpreted and the natively compiled form.
     expect --stdout-has "wrote mlp.sya" -- "$SY" compile zoo:mlp -o mlp.sya --target reference
-    "$SY" run zoo:mlp --output-dir direct --threads 1 >/dev/null
+    "$SY" run zoo:mlp --target reference --output-dir direct --threads 1 >/dev/null
     expect --stdout-has "artifact: reference" -- "$SY" run mlp.sya --output-dir loaded --threads 1
     cmp direct/logits.npy loaded/logits.npy && cmp direct/probs.npy loaded/probs.npy
     expect --json-check 'j["num_ops"] == 4' -- "$SY" inspect mlp.sya --json

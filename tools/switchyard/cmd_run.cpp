@@ -29,7 +29,7 @@ struct RunArgs {
   uint64_t seed = 0;
   bool json = false;
   BackendArgs backends;
-  std::string target = "reference";
+  std::string target = "cpu";
 };
 
 int run_run(const RunArgs& a) {
@@ -134,7 +134,8 @@ Command add_run_command(CLI::App& root) {
   c->add_option("MODEL", args->model, "model: file.onnx, file.sy, zoo:NAME, or an artifact file.sya")->required();
   add_backend_options(*c, args->backends, /*with_dump=*/false);
   c->add_option("--target", args->target,
-                "reference: interpret what no backend takes; cpu: compile it to native kernels first")
+                "cpu: compile what no backend takes to native kernels first (cached); reference: interpret it "
+                "with the reference executor")
       ->check(CLI::IsMember({"cpu", "reference"}))
       ->capture_default_str();
   c->add_option("--input", args->inputs, "NAME=FILE.npy: value of an input (others get seeded random data)")
