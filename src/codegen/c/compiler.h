@@ -9,7 +9,7 @@ namespace sy::codegen {
 struct CompileOptions {
   std::string cc = "cc";
   std::vector<std::string> flags = {"-O3", "-march=native", "-fPIC", "-shared", "-fopenmp", "-fno-math-errno",
-                                    "-std=gnu11", "-w"};
+                                    "-std=gnu11", "-fwrapv", "-w"};
   // Empty: default_cache_dir().
   std::string cache_dir;
 };
