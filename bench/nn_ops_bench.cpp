@@ -58,6 +58,30 @@ Case dense_case(const std::string& name, int64_t M, int64_t K, int64_t N) {
   return c;
 }
 
+Case matmul_case(const std::string& name, Shape a, Shape b, bool const_b) {
+  ir::Expr xv = ir::var("x", ir::tensor_type(a, DType::f32));
+  std::vector<ir::Expr> params{xv};
+  ir::Expr bv = const_b ? ir::constant(random(b, 6)) : ir::var("b", ir::tensor_type(b, DType::f32));
+  if (!const_b) params.push_back(bv);
+  ir::Expr body = ir::call(ops::OpCode::MatMul, {xv, bv});
+  const Shape& os = ir::shape_of(body);
+  double flops = 2.0 * double(a.back());
+  for (int64_t d : os) flops *= double(d);
+  Case c{name, flops, {}, a};
+  c.module.functions["main"] = ir::function(params, body);
+  return c;
+}
+
+Case unary_case(const std::string& name, ops::OpCode op, ir::AttrsPtr attrs, Shape x, int extra, double flops) {
+  ir::Expr xv = ir::var("x", ir::tensor_type(x, DType::f32));
+  std::vector<ir::Expr> args{xv};
+  for (int i = 0; i < extra; ++i) args.push_back(ir::constant(random({x.back()}, 7 + i)));
+  ir::Expr body = ir::call(op, args, attrs);
+  Case c{name, flops, {}, x};
+  c.module.functions["main"] = ir::function({xv}, body);
+  return c;
+}
+
 void run_case(const Case& c, int repeats, bool prepack) {
   ir::Module fused = passes::fuse_ops(c.module);
   int packed = 0;
@@ -90,8 +114,18 @@ void run_case(const Case& c, int repeats, bool prepack) {
   Tensor x = random(c.input, 1);
   std::vector<Tensor> outs;
   std::vector<void*> args;
-  for (const ir::Expr& a : call->args)
-    args.push_back(a->as<ir::ConstantNode>() ? const_cast<void*>(a->as<ir::ConstantNode>()->value.raw()) : x.raw());
+  std::vector<Tensor> extra;
+  extra.reserve(call->args.size());
+  for (const ir::Expr& a : call->args) {
+    if (auto* k = a->as<ir::ConstantNode>()) {
+      args.push_back(const_cast<void*>(k->value.raw()));
+    } else if (a == fused.main().params[0]) {
+      args.push_back(x.raw());
+    } else {
+      extra.push_back(random(ir::shape_of(a), 9));
+      args.push_back(extra.back().raw());
+    }
+  }
   outs.emplace_back(ir::dtype_of(fused.main().body), ir::shape_of(fused.main().body));
   args.push_back(outs.back().raw());
   std::printf("%-32s %s %-22s", c.name.c_str(), prepack ? (packed ? "prepacked" : "unpacked ") : "in-kernel",
@@ -132,6 +166,19 @@ int main(int argc, char** argv) {
       conv_case("depthwise3x3 576 14x14", {1, 576, 14, 14}, {576, 1, 3, 3}, 1, 1, 576, true),
       dense_case("dense 128x768x3072", 128, 768, 3072),
       dense_case("dense 128x3072x768", 128, 3072, 768),
+      matmul_case("matmul 128x768 . const 768x3072", {1, 128, 768}, {768, 3072}, true),
+      matmul_case("batch matmul 12x128x64x128", {1, 12, 128, 64}, {1, 12, 64, 128}, false),
+      matmul_case("batch matmul 12x128x128x64", {1, 12, 128, 128}, {1, 12, 128, 64}, false),
+      unary_case("layer_norm 128x768", ops::OpCode::LayerNorm, std::make_shared<const ops::LayerNormAttrs>([] {
+        ops::LayerNormAttrs a;
+        a.axis = 2;
+        return a;
+      }()), {1, 128, 768}, 2, 8.0 * 128 * 768),
+      unary_case("softmax 12x128x128", ops::OpCode::Softmax, std::make_shared<const ops::AxisAttrs>([] {
+        ops::AxisAttrs a;
+        a.axis = 3;
+        return a;
+      }()), {1, 12, 128, 128}, 0, 5.0 * 12 * 128 * 128),
   };
   for (const Case& c : cases) {
     if (!filter.empty() && c.name.find(filter) == std::string::npos) continue;

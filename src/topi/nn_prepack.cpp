@@ -13,7 +13,7 @@ namespace {
 constexpr int64_t kBlock = 16;
 
 bool is_weight_op(const ir::CallNode& c) {
-  return c.is_op() && (c.op == ops::OpCode::Conv2d || c.op == ops::OpCode::Dense);
+  return c.is_op() && (c.op == ops::OpCode::Conv2d || c.op == ops::OpCode::Dense || c.op == ops::OpCode::MatMul);
 }
 
 // The single conv2d/dense call of a fused function's body (null if none or several).
@@ -37,7 +37,7 @@ class Prepacker : public ir::ExprMutator {
                         ir::Expr callee) override {
     auto* fn = callee ? callee->as<ir::FunctionNode>() : nullptr;
     auto prim = fn ? fn->attrs.find("Primitive") : ir::FuncAttrs::const_iterator();
-    if (!fn || prim == fn->attrs.end() || prim->second != "1")
+    if (!fn || prim == fn->attrs.end() || prim->second != "1" || fn->attrs.count("Fallback"))
       return ir::ExprMutator::rewrite_call(orig, c, std::move(args), std::move(callee));
     const ir::CallNode* anchor = weight_anchor(*fn);
     size_t p = fn->params.size();
@@ -70,8 +70,12 @@ class Prepacker : public ir::ExprMutator {
         }
         if (changed) {
           SY_CHECK(k->is_op()) << "prepack_constants: a fused function may only call ops";
-          r = k == anchor ? ir::Expr(std::make_shared<ir::CallNode>(k->type, k->op, nullptr, a, k->attrs))
-                          : ir::call(k->op, a, k->attrs);
+          if (k != anchor) r = ir::call(k->op, a, k->attrs);
+          else if (k->op == ops::OpCode::MatMul)  // x . B == dense(x, B^T): B packed as a dense weight
+            r = std::make_shared<ir::CallNode>(k->type, ops::OpCode::Dense, nullptr, a,
+                                               std::make_shared<const ir::NoAttrs>());
+          else
+            r = std::make_shared<ir::CallNode>(k->type, k->op, nullptr, a, k->attrs);
         }
       } else if (auto* t = e->as<ir::TupleNode>()) {
         std::vector<ir::Expr> fs;
@@ -111,11 +115,26 @@ bool packable_weight(const ir::CallNode& anchor) {
   const ir::TypeNode& w = ir::as_tensor(anchor.args[1]->type);
   if (w.dtype != DType::f32 || ir::as_tensor(anchor.args[0]->type).dtype != DType::f32) return false;
   if (anchor.op == ops::OpCode::Conv2d) return w.shape.size() == 4 && anchor.attrs_as<ops::Conv2dAttrs>().groups == 1;
+  if (anchor.op == ops::OpCode::MatMul) return w.shape.size() == 2 && ir::as_tensor(anchor.type).shape.size() >= 1;
   return w.shape.size() == 2;
 }
 
 Tensor pack_weight(const ir::CallNode& anchor, const Tensor& w) {
   SY_CHECK(w.dtype() == DType::f32) << "pack_weight: f32 weights only";
+  if (anchor.op == ops::OpCode::MatMul) {  // B [K, N] -> [ceil(N/16)][K][16]
+    SY_CHECK(w.ndim() == 2) << "pack_weight: matmul weight must be 2-d";
+    const int64_t K = w.shape()[0], N = w.shape()[1], blocks = (N + kBlock - 1) / kBlock;
+    Tensor p(DType::f32, {blocks, K, kBlock});
+    const float* src = w.data<float>();
+    float* dst = p.data<float>();
+    for (int64_t b = 0; b < blocks; ++b)
+      for (int64_t k = 0; k < K; ++k)
+        for (int64_t l = 0; l < kBlock; ++l) {
+          const int64_t n = b * kBlock + l;
+          dst[(b * K + k) * kBlock + l] = n < N ? src[k * N + n] : 0.0f;
+        }
+    return p;
+  }
   const Shape& s = w.shape();
   const int64_t O = s[0], blocks = (O + kBlock - 1) / kBlock;
   const int64_t inner = shape_numel(s) / std::max<int64_t>(O, 1);  // C*KH*KW (conv) or K (dense)

@@ -64,12 +64,15 @@ void schedule_injective(GroupSchedule& g);
 // prepack_constants rewrites a fused module (run it after fuse_ops, before lowering): each call of
 // a primitive function anchored on such an op whose weight argument is a Constant (used by the
 // anchor only) gets the packed constant, and the function's weight parameter the packed type.
+// A matmul whose right operand is a 2-d f32 constant B [K, N] becomes nn.dense with B^T packed
+// (x . B == dense(x, B^T)): the layers of ONNX-exported transformers are such matmuls.
 // The anchor call keeps its result type but its weight argument no longer satisfies the op's type
 // relation: the result is for the native path only (do not re-infer types or run the reference
 // executor on it). *packed (if given) receives the number of weights packed.
 ir::Module prepack_constants(const ir::Module& m, int* packed = nullptr);
 // The tensor-level steps (e.g. for an executor that binds constants itself): whether the op call's
-// weight (argument 1, of the given plain shape) is packable, and the packed tensor.
+// weight (argument 1, of the given plain shape) is packable, and the packed tensor (for matmul:
+// the packed dense weight of B^T; the call must then be lowered as nn.dense).
 bool packable_weight(const ir::CallNode& anchor);
 Tensor pack_weight(const ir::CallNode& anchor, const Tensor& w);
 

@@ -339,3 +339,19 @@ TEST(TopiNnFused, DenseBiasReluPrepacked) {
   EXPECT_EQ(pw.shape(), (Shape{3, 50, 16}));
   expect_fused_matches(pre, m, inputs);
 }
+
+TEST(TopiNnFused, MatmulWithConstantRhsBecomesPackedDense) {
+  for (Shape xs : {Shape{1, 9, 50}, Shape{50}}) {
+    ir::Expr x = ir::var("x", ir::tensor_type(xs, DType::f32));
+    ir::Expr y = ir::call(OpCode::MatMul, {x, ir::constant(rnd({50, 37}, 221))});
+    y = ir::call(OpCode::Add, {y, ir::constant(rnd({37}, 222))});
+    ir::Module m;
+    m.functions["main"] = ir::function({x}, ir::call(OpCode::Relu, {y}));
+    std::vector<Tensor> inputs{rnd(xs, 223)};
+    ir::Module fused = passes::fuse_ops(m);
+    int packed = 0;
+    ir::Module pre = topi::prepack_constants(fused, &packed);
+    EXPECT_EQ(packed, 1);
+    expect_fused_matches(pre, m, inputs);
+  }
+}
