@@ -173,7 +173,12 @@ void schedule_rows(GroupSchedule& g, size_t outer) {
   for (size_t d = 0; d < outer; ++d) nrows *= shp[d];
   for (size_t d = outer; d < nd; ++d) inner *= shp[d];
   if (nrows > 1 && nrows * inner >= 4096) out.parallel(rows);
-  for (te::Stage* st : reductions) st->compute_at(out, rows);
+  for (te::Stage* st : reductions) {
+    st->compute_at(out, rows);
+    // One row's statistic: the innermost reduce loop as a SIMD reduction.
+    const auto& raxes = st->op()->reduce_axes();
+    if (!raxes.empty() && raxes.back().extent >= g.vector_lanes) st->vectorize(st->reduce_axis(raxes.size() - 1));
+  }
   if (nd > outer) {
     te::Axis last = out.leaves().back();
     if (shp.back() >= g.vector_lanes) {
