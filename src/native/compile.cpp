@@ -20,43 +20,36 @@ namespace {
 double since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
-// Marks the fused functions that failed to lower with Fallback=<reason>.
+// The primitive-function calls of @main in post-order (prepack_constants rewrites calls in place,
+// so the fused module and its packed form list corresponding calls at the same positions).
+std::vector<const ir::ExprNode*> primitive_calls(const ir::Module& m) {
+  std::vector<const ir::ExprNode*> out;
+  for (const ir::Expr& e : ir::post_order(m.main().body))
+    if (auto* c = e->as<ir::CallNode>(); c && !c->is_op() && c->callee->as<ir::FunctionNode>()) out.push_back(e.get());
+  return out;
+}
+
+// Marks the calls at the given positions with Fallback=<reason>.
 class FallbackMarker : public ir::ExprMutator {
  public:
-  FallbackMarker(const Plan& plan, const std::map<const ir::ExprNode*, std::string>& failed)
-      : plan_(plan), failed_(failed) {}
+  explicit FallbackMarker(std::map<const ir::ExprNode*, std::string> why) : why_(std::move(why)) {}
 
  protected:
   ir::Expr rewrite_call(const ir::Expr& orig, const ir::CallNode* c, std::vector<ir::Expr> args,
                         ir::Expr callee) override {
-    if (auto* f = c->callee ? c->callee->as<ir::FunctionNode>() : nullptr) {
-      for (const auto& [k, why] : failed_)
-        if (c->callee.get() == k || ir::structural_equal(c->callee, plan_.kernels[index_of(k)])) {
-          ir::FuncAttrs attrs = f->attrs;
-          attrs[kFallbackAttr] = why;
-          return ir::call_function(ir::function(f->params, f->body, attrs), std::move(args));
-        }
+    auto it = why_.find(orig.get());
+    if (it != why_.end()) {
+      auto* f = c->callee->as<ir::FunctionNode>();
+      ir::FuncAttrs attrs = f->attrs;
+      attrs[kFallbackAttr] = it->second;
+      return ir::call_function(ir::function(f->params, f->body, attrs), std::move(args));
     }
     return ExprMutator::rewrite_call(orig, c, std::move(args), std::move(callee));
   }
 
  private:
-  size_t index_of(const ir::ExprNode* k) const {
-    for (size_t i = 0; i < plan_.kernels.size(); ++i)
-      if (plan_.kernels[i].get() == k) return i;
-    return 0;
-  }
-  const Plan& plan_;
-  const std::map<const ir::ExprNode*, std::string>& failed_;
+  std::map<const ir::ExprNode*, std::string> why_;
 };
-
-ir::Module mark_fallbacks(const ir::Module& m, const Plan& plan, const std::map<const ir::ExprNode*, std::string>& failed) {
-  ir::Module out = m;
-  const ir::FunctionNode& main = m.main();
-  FallbackMarker mk(plan, failed);
-  out.functions["main"] = ir::function(main.params, mk.mutate(main.body), main.attrs);
-  return out;
-}
 
 }  // namespace
 
@@ -73,26 +66,41 @@ Compiled compile_native(const ir::Module& m, const CompileOptions& opts) {
   Compiled out;
   auto t0 = std::chrono::steady_clock::now();
   out.fused = is_fused(m) ? m : passes::fuse_ops(passes::fold_constants(m));
-  Plan plan = plan_module(out.fused);
+  Plan plan;
   std::vector<tir::PrimFunc> funcs;
-  std::map<const ir::ExprNode*, std::string> failed;  // kernel function -> reason
   LowerFunctionOptions lo;
   lo.vector_lanes = opts.vector_lanes;
-  for (size_t k = 0; k < plan.kernels.size(); ++k) {
-    say("lowering kernel " + std::to_string(k + 1) + "/" + std::to_string(plan.kernels.size()) + " (" +
-        plan.kernel_names[k] + ")");
-    const auto* fn = plan.kernels[k]->as<ir::FunctionNode>();
-    if (fn->attrs.count(kFallbackAttr)) continue;
-    try {
-      funcs.push_back(lower_function(*fn, plan.kernel_names[k], lo));
-    } catch (const Error& e) {
-      failed[plan.kernels[k].get()] = e.what();
-      out.fallbacks.emplace_back(plan.kernel_names[k], e.what());
+  // Lower every distinct kernel; groups that fail are marked Fallback and the plan redone once.
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    ir::Module packed = topi::prepack_constants(out.fused);
+    plan = plan_module(packed);
+    funcs.clear();
+    std::map<size_t, std::string> failed;  // kernel index -> reason
+    for (size_t k = 0; k < plan.kernels.size(); ++k) {
+      const auto* fn = plan.kernels[k]->as<ir::FunctionNode>();
+      if (fn->attrs.count(kFallbackAttr)) continue;
+      say("lowering kernel " + std::to_string(k + 1) + "/" + std::to_string(plan.kernels.size()) + " (" +
+          plan.kernel_names[k] + ")");
+      try {
+        funcs.push_back(lower_function(*fn, plan.kernel_names[k], lo));
+      } catch (const Error& e) {
+        failed[k] = e.what();
+      }
     }
-  }
-  if (!failed.empty()) {
-    out.fused = mark_fallbacks(out.fused, plan, failed);
-    plan = plan_module(out.fused);
+    if (failed.empty()) break;
+    SY_CHECK(attempt == 0) << "lowering failed after marking fallbacks";
+    std::vector<const ir::ExprNode*> packed_calls = primitive_calls(packed), fused_calls = primitive_calls(out.fused);
+    SY_CHECK(packed_calls.size() == fused_calls.size()) << "prepacking changed the calls";
+    std::map<const ir::ExprNode*, std::string> why;
+    for (size_t i = 0; i < packed_calls.size(); ++i) {
+      const ir::Expr& callee = packed_calls[i]->as<ir::CallNode>()->callee;
+      for (const auto& [k, reason] : failed)
+        if (ir::structural_equal(callee, plan.kernels[k])) why[fused_calls[i]] = reason;
+    }
+    for (const auto& [k, reason] : failed) out.fallbacks.emplace_back(plan.kernel_names[k], reason);
+    FallbackMarker mk(std::move(why));
+    const ir::FunctionNode& main = out.fused.main();
+    out.fused.functions["main"] = ir::function(main.params, mk.mutate(main.body), main.attrs);
   }
   out.lower_seconds = since(t0);
   auto t1 = std::chrono::steady_clock::now();
@@ -108,7 +116,7 @@ Compiled compile_native(const ir::Module& m, const CompileOptions& opts) {
 
 std::shared_ptr<Executable> load_native(const ir::Module& fused, const std::string& library_bytes) {
   if (!is_fused(fused)) throw Error("the artifact's graph is not in fused form");
-  Plan plan = plan_module(fused);
+  Plan plan = plan_module(topi::prepack_constants(fused));
   std::shared_ptr<codegen::Module> lib =
       library_bytes.empty() ? nullptr : codegen::Module::load_from_bytes(library_bytes, topi::extern_table());
   for (const Call& c : plan.calls)

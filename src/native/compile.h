@@ -17,7 +17,10 @@ struct CompileOptions {
 };
 
 struct Compiled {
-  ir::Module fused;  // @main calls fused primitive functions and external functions only
+  // @main calls fused primitive functions and external functions only. Weights are in their plain
+  // layout here (what artifacts store); the executable's plan holds them prepacked
+  // (topi::prepack_constants), redone identically at load.
+  ir::Module fused;
   // Fused groups with no native implementation, run by the reference kernels: kernel -> reason.
   std::vector<std::pair<std::string, std::string>> fallbacks;
   std::shared_ptr<Executable> executable;
