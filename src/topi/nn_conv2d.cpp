@@ -119,7 +119,7 @@ void schedule_conv2d(GroupSchedule& g) {
   const int64_t N = os[0], O = os[1], OH = os[2], OW = os[3];
   te::Knobs local;
   te::Knobs& knobs = g.knobs ? *g.knobs : local;
-  if (pad) {
+  if (pad && !dw) {
     te::Stage& p = *s.find(pad.get());
     te::Axis nc = fuse_leading(p, 2);
     p.parallel(nc);
@@ -141,6 +141,15 @@ void schedule_conv2d(GroupSchedule& g) {
       out.vectorize(wi);
     }
     d.compute_at(out, oh);
+    if (pad) {  // the padded plane of this channel, built just before its use (stays in cache)
+      te::Stage& p = *s.find(pad.get());
+      p.compute_at(out, nc);
+      if (pad->shape[3] >= g.vector_lanes) {
+        te::Axis pw = p.leaves().back();
+        auto [pwo, pwi] = p.split(pw, g.vector_lanes);
+        p.vectorize(pwi);
+      }
+    }
     d.reorder({d.reduce_axis(0), d.reduce_axis(1), d.reduce_axis(2), d.axis(3)});
     d.unroll(d.reduce_axis(2));
     d.vectorize(d.axis(3));
@@ -164,7 +173,16 @@ void schedule_conv2d(GroupSchedule& g) {
   auto [hb, hi] = out.split(oh, th);
   auto [wb, wi] = out.split(ow, tw);
   // n, ob, hb, wb | oi, hi, wi
-  out.reorder({n, ob, hb, wb, oi, hi, wi});
+  // Write-out of a tile (NCHW from the blocked tile): along the output rows (0), or along the
+  // channels with 16-lane vectors read from the tile (1).
+  const int64_t copy = knobs.define("copy_out", {0, 1});
+  if (copy == 1) {
+    auto [oio, oii] = out.split(oi, kBlock);
+    out.reorder({n, ob, hb, wb, oio, hi, wi, oii});
+    out.vectorize(oii);
+  } else {
+    out.reorder({n, ob, hb, wb, oi, hi, wi});
+  }
   te::Axis par = out.fuse(out.fuse(n, ob), hb);
   if (N * ((O + tile_oc - 1) / tile_oc) * ((OH + th - 1) / th) > 1) out.parallel(par);
   te::Stage& y = *s.find(yc.get());
