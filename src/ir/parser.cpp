@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <limits>
 #include <set>
 #include <unordered_map>
@@ -83,7 +84,7 @@ struct ConstEntry {
 
 class Parser {
  public:
-  Parser(std::string_view src, const std::string* blob) : toks_(text::lex(src)), blob_(blob) {}
+  Parser(std::string_view src, std::optional<std::string_view> blob) : toks_(text::lex(src)), blob_(blob) {}
 
   Module run() {
     Module m;
@@ -541,7 +542,7 @@ class Parser {
       if (off < 0 || static_cast<uint64_t>(off) > blob_->size() || blob_->size() - static_cast<size_t>(off) < nbytes)
         fail_at(o, "constant @" + text::name_text(name.name) + ": " + std::to_string(nbytes) + " bytes at offset " +
                        std::to_string(off) + " lie outside the " + std::to_string(blob_->size()) + "-byte data");
-      Tensor value(type.dtype, type.shape);
+      Tensor value = Tensor::uninitialized(type.dtype, type.shape);
       std::memcpy(value.raw(), blob_->data() + off, nbytes);
       return value;
     }
@@ -600,12 +601,12 @@ class Parser {
   int depth_ = 0;
   std::unordered_map<std::string, Type> func_types_;
   std::map<std::string, ConstEntry> consts_;
-  const std::string* blob_ = nullptr;
+  std::optional<std::string_view> blob_;
 };
 
 }  // namespace
 
-Result<Module> parse_module(const std::string& text, const std::string* blob) {
+Result<Module> parse_module(const std::string& text, std::optional<std::string_view> blob) {
   try {
     return catch_errors([&] { return Parser(text, blob).run(); });
   } catch (const std::bad_alloc&) {

@@ -68,9 +68,9 @@ struct Reader {
     pos += 8;
     return v;
   }
-  std::string bytes(uint64_t n, const std::string& what) {
+  std::string_view bytes(uint64_t n, const std::string& what) {
     if (n > data.size() - pos) need(n, what);
-    std::string s = data.substr(pos, n);
+    std::string_view s(data.data() + pos, n);
     pos += n;
     return s;
   }
@@ -93,6 +93,7 @@ void save_artifact(const CompiledModel& model, const std::string& path) {
   meta["format_version"] = kArtifactFormatVersion;
   meta["backends"] = nlohmann::json::array();
   for (const auto& [name, _] : model.modules) meta["backends"].push_back(name);
+  meta["native"] = model.native != nullptr;
   sections.emplace_back("meta", meta.dump());
   ir::PrintOptions po;
   std::string weights;
@@ -102,23 +103,35 @@ void save_artifact(const CompiledModel& model, const std::string& path) {
   for (const auto& [name, mod] : model.modules) sections.emplace_back(kModulePrefix + name, mod->save());
   if (model.native) sections.emplace_back(kNativeLibrary, model.native->library_bytes());
 
-  std::string out(kMagic, sizeof kMagic);
-  put_u32(out, kArtifactFormatVersion);
-  put_u32(out, static_cast<uint32_t>(sections.size()));
+  // The file checksum covers the header and every section's name, size and checksum; each
+  // section's checksum covers its content. Sections are written as they are (no second copy).
+  std::string head(kMagic, sizeof kMagic);
+  put_u32(head, kArtifactFormatVersion);
+  put_u32(head, static_cast<uint32_t>(sections.size()));
+  std::vector<std::string> headers;
+  std::string covered = head;
   for (const auto& [name, content] : sections) {
-    put_u32(out, static_cast<uint32_t>(name.size()));
-    out += name;
-    put_u64(out, content.size());
-    put_u64(out, checksum(content.data(), content.size()));
-    out += content;
+    std::string h;
+    put_u32(h, static_cast<uint32_t>(name.size()));
+    h += name;
+    put_u64(h, content.size());
+    put_u64(h, checksum(content.data(), content.size()));
+    covered += h;
+    headers.push_back(std::move(h));
   }
-  put_u64(out, checksum(out.data(), out.size()));
+  std::string trailer;
+  put_u64(trailer, checksum(covered.data(), covered.size()));
 
   std::string tmp = path + ".tmp";
   {
     std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
     if (!f) throw Error(path + ": cannot write the artifact");
-    f.write(out.data(), static_cast<std::streamsize>(out.size()));
+    f.write(head.data(), static_cast<std::streamsize>(head.size()));
+    for (size_t i = 0; i < sections.size(); ++i) {
+      f.write(headers[i].data(), static_cast<std::streamsize>(headers[i].size()));
+      f.write(sections[i].second.data(), static_cast<std::streamsize>(sections[i].second.size()));
+    }
+    f.write(trailer.data(), static_cast<std::streamsize>(trailer.size()));
     if (!f) throw Error(path + ": write failed (disk full?)");
   }
   std::error_code ec;
@@ -138,31 +151,36 @@ CompiledModel load_artifact(const std::string& path, const std::vector<const bac
                 SWITCHYARD_VERSION + ") reads version " + std::to_string(kArtifactFormatVersion) +
                 "; recompile the model");
   r.need(4 + 8, "the section count and trailing checksum");
-  uint64_t stored_total;
-  std::memcpy(&stored_total, data.data() + data.size() - 8, 8);
   uint32_t count = r.u32("the section count");
-  std::map<std::string, std::string> sections;
+  std::string covered = data.substr(0, r.pos);
+  std::map<std::string, std::string_view> sections;
   for (uint32_t i = 0; i < count; ++i) {
     std::string where = "section " + std::to_string(i + 1) + " of " + std::to_string(count);
+    size_t start = r.pos;
     uint32_t name_len = r.u32(where + " name length");
-    if (name_len > 256) throw Error(path + ": corrupted artifact: " + where + " has a name of " + std::to_string(name_len) + " bytes");
-    std::string name = r.bytes(name_len, where + " name");
-    uint64_t size = r.u64("section '" + name + "' size");
-    uint64_t sum = r.u64("section '" + name + "' checksum");
-    std::string content = r.bytes(size, "section '" + name + "'");
+    if (name_len > 256)
+      throw Error(path + ": corrupted artifact: " + where + " has a name of " + std::to_string(name_len) + " bytes");
+    std::string_view name = r.bytes(name_len, where + " name");
+    std::string sname(name);
+    uint64_t size = r.u64("section '" + sname + "' size");
+    uint64_t sum = r.u64("section '" + sname + "' checksum");
+    covered.append(data, start, r.pos - start);
+    std::string_view content = r.bytes(size, "section '" + sname + "'");
     if (checksum(content.data(), content.size()) != sum)
-      throw Error(path + ": corrupted artifact: checksum of section '" + name + "' does not match");
-    sections[name] = std::move(content);
+      throw Error(path + ": corrupted artifact: checksum of section '" + sname + "' does not match");
+    sections[sname] = content;
   }
   r.need(8, "the trailing checksum");
   if (r.pos + 8 != data.size())
     throw Error(path + ": corrupted artifact: " + std::to_string(data.size() - r.pos - 8) + " unexpected trailing bytes");
-  if (checksum(data.data(), r.pos) != stored_total)
-    throw Error(path + ": corrupted artifact: the file checksum does not match");
+  uint64_t stored_total;
+  std::memcpy(&stored_total, data.data() + r.pos, 8);
+  if (checksum(covered.data(), covered.size()) != stored_total)
+    throw Error(path + ": corrupted artifact: the header checksum does not match");
   for (const char* needed : {"meta", "graph", "constants"})
     if (!sections.count(needed)) throw Error(path + ": corrupted artifact: no '" + needed + "' section");
 
-  Result<ir::Module> parsed = ir::parse_module(sections["graph"], &sections["constants"]);
+  Result<ir::Module> parsed = ir::parse_module(std::string(sections["graph"]), sections["constants"]);
   if (!parsed.is_ok()) throw Error(path + ": corrupted artifact: graph: " + parsed.status().message());
   CompiledModel cm;
   cm.module = std::move(parsed.value());
@@ -175,11 +193,11 @@ CompiledModel load_artifact(const std::string& path, const std::vector<const bac
     for (const backends::Backend* x : available)
       if (x->name() == backend) b = x;
     if (!b) throw Error(path + ": the artifact needs backend '" + backend + "', which this build does not include");
-    cm.modules[backend] = b->load(it->second, fns);
+    cm.modules[backend] = b->load(std::string(it->second), fns);
     for (const auto& f : fns) cm.backend_of[f.symbol] = backend;
   }
   auto lib = sections.find(kNativeLibrary);
-  if (lib != sections.end()) cm.native = native::load_native(cm.module, lib->second);
+  if (lib != sections.end()) cm.native = native::load_native(cm.module, std::string(lib->second));
   return cm;
 }
 

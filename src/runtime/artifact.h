@@ -4,7 +4,7 @@
 // Layout (little-endian):
 //   "SWYDART\0"  u32 format_version  u32 section_count
 //   section_count x { u32 name_len, name, u64 size, u64 checksum(content), content }
-//   u64 checksum(every byte before it)
+//   u64 checksum(header and every section's name, size and checksum)
 // Sections: "meta" (JSON: writer version, backends), "graph" (IR text of the partitioned module,
 // large constants as blob(OFFSET)), "constants" (their bytes, each constant once),
 // "module:<backend>" (RuntimeModule::save bytes; weights are not repeated there), and for the

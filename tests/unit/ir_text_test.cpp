@@ -668,14 +668,14 @@ TEST(IrText, ConstantsAsBinaryBlobRoundTrip) {
   std::string text = ir::print_module(m, po);
   EXPECT_NE(text.find("blob(0)"), std::string::npos) << text;
   EXPECT_EQ(blob.size(), 160u);
-  Result<ir::Module> back = ir::parse_module(text, &blob);
+  Result<ir::Module> back = ir::parse_module(text, blob);
   ASSERT_TRUE(back.is_ok()) << back.status().message();
   EXPECT_EQ(ir::print_module(back.value()), ir::print_module(m));
   Result<ir::Module> no_blob = ir::parse_module(text);
   ASSERT_FALSE(no_blob.is_ok());
   EXPECT_NE(no_blob.status().message().find("refers to binary data"), std::string::npos);
   std::string short_blob = blob.substr(0, 100);
-  Result<ir::Module> cut = ir::parse_module(text, &short_blob);
+  Result<ir::Module> cut = ir::parse_module(text, short_blob);
   ASSERT_FALSE(cut.is_ok());
   EXPECT_NE(cut.status().message().find("outside the 100-byte data"), std::string::npos) << cut.status().message();
 }

@@ -151,7 +151,7 @@ Tensor tensor_from_proto(const TensorProto& p, const std::string& model_dir, con
       throw Error(what + ": raw_data has " + std::to_string(bytes->size()) + " bytes, shape " + shape_str(shape) +
                   " of " + std::string(dtype_name(*dt)) + " needs " + std::to_string(nbytes) +
                   " (initializer data size mismatch)");
-    Tensor t(*dt, shape);
+    Tensor t = Tensor::uninitialized(*dt, shape);  // every byte is written below
     if (*dt == DType::boolean) {
       bool* out = t.data<bool>();
       for (int64_t i = 0; i < numel; ++i) out[i] = (*bytes)[static_cast<size_t>(i)] != 0;
