@@ -109,7 +109,7 @@ Compiled compile_native(const ir::Module& m, const CompileOptions& opts) {
   bo.externs = topi::extern_table();
   std::shared_ptr<codegen::Module> lib = funcs.empty() ? nullptr : codegen::build(funcs, bo);
   out.compile_seconds = since(t1);
-  out.c_source = lib ? lib->c_source() : "";
+  out.generated_c = lib ? lib->generated_c() : "";
   out.executable = std::make_shared<Executable>(std::move(plan), std::move(lib));
   return out;
 }

@@ -24,7 +24,7 @@ struct Compiled {
   // Fused groups with no native implementation, run by the reference kernels: kernel -> reason.
   std::vector<std::pair<std::string, std::string>> fallbacks;
   std::shared_ptr<Executable> executable;
-  std::string c_source;
+  std::string generated_c;
   double lower_seconds = 0, compile_seconds = 0;
 };
 

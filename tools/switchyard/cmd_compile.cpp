@@ -46,7 +46,7 @@ int run_compile(const CompileArgs& a) {
     if (!a.emit.empty()) {
       std::string path = std::filesystem::path(a.output).replace_extension(".c").string();
       std::ofstream f(path);
-      f << nc.c_source;
+      f << nc.generated_c;
       if (!f) throw Error(path + ": cannot write the generated C");
       if (!a.quiet) std::cout << "generated C: " << path << "\n";
     }

@@ -3,7 +3,7 @@
 #include <memory>
 #include <vector>
 
-#include "codegen/c/c_source.h"
+#include "codegen/c/c_generator.h"
 #include "codegen/c/compiler.h"
 #include "codegen/c/module.h"
 #include "tir/stmt.h"

@@ -23,10 +23,10 @@ T* symbol(void* h, const char* name, const std::string& path) {
 
 }  // namespace
 
-std::shared_ptr<Module> Module::load(const std::string& so_path, const ExternSymbols& externs, std::string c_source) {
+std::shared_ptr<Module> Module::load(const std::string& so_path, const ExternSymbols& externs, std::string generated_c) {
   std::shared_ptr<Module> m(new Module());
   m->path_ = so_path;
-  m->c_source_ = std::move(c_source);
+  m->generated_c_ = std::move(generated_c);
   m->open(externs);
   return m;
 }

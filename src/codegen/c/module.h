@@ -19,7 +19,7 @@ class Module {
   // Opens the library at path (kept open until the module is destroyed). dlopen shares one copy
   // per path: two modules of the same path share its extern table (the last load fills it).
   static std::shared_ptr<Module> load(const std::string& so_path, const ExternSymbols& externs = {},
-                                      std::string c_source = {});
+                                      std::string generated_c = {});
   // Writes the library bytes to a temporary file and opens it (for artifacts that embed the library).
   static std::shared_ptr<Module> load_from_bytes(const std::string& so_bytes, const ExternSymbols& externs = {});
   ~Module();
@@ -34,7 +34,7 @@ class Module {
   // Calls a kernel; sy::Error if the argument count is wrong or the kernel reports failure.
   void call(const std::string& name, const std::vector<void*>& args) const;
 
-  const std::string& c_source() const { return c_source_; }  // empty if loaded from bytes
+  const std::string& generated_c() const { return generated_c_; }  // empty if loaded from bytes
   std::string so_bytes() const;                              // the library file's bytes
   const std::string& path() const { return path_; }
 
@@ -44,7 +44,7 @@ class Module {
   void* handle_ = nullptr;
   std::string path_;
   bool temp_file_ = false;
-  std::string c_source_;
+  std::string generated_c_;
   std::vector<std::string> kernel_names_;
   std::vector<int> num_args_;
 };

@@ -1,4 +1,4 @@
-#include "codegen/c/c_source.h"
+#include "codegen/c/c_generator.h"
 
 #include <cmath>
 #include <map>
