@@ -6,8 +6,9 @@
 // conv2d_nchwc[N][O/16][OH][OW][16] one register tile at a time (tile_oc output channels x a
 // block of output pixels, accumulated over input channels and taps with 16-lane vectors), and each
 // tile is written out in NCHW through the group's epilogue (bias, residual add, relu, clip, ...).
-// Depthwise convs (groups == channels) vectorize along the output row; other grouped convs use a
-// direct loop nest.
+// Short reductions over wide rows (C*KH*KW <= 48, e.g. MobileNet's early pointwise convs) and
+// depthwise convs (groups == channels) vectorize along the output row instead; other grouped
+// convs use a direct loop nest.
 #include <algorithm>
 
 #include "topi/nn_util.h"
@@ -17,6 +18,10 @@ namespace sy::topi::nn {
 namespace {
 
 constexpr int64_t kBlock = 16;  // output channels per packed weight block (one AVX-512 f32 vector)
+// Convs with at most this many products per output, at least this output width and unit width
+// stride vectorize along the output rows instead of over output channels.
+constexpr int64_t kPixelPathMaxReduction = 48;
+constexpr int64_t kPixelPathMinWidth = 48;
 
 struct ConvGeom {
   int64_t N, C, H, W, O, Cg, KH, KW, OH, OW, G, sh, sw, pt, pl, pb, pr, dh, dw;
@@ -65,6 +70,20 @@ std::vector<Tensor> conv2d(const ir::CallNode& c, const std::vector<Tensor>& in)
   auto iw = [&](Expr ow, Expr rw) { return ow * g.sw + rw * g.dw; };
   auto with_bias = [&](Expr v, Expr o) { return has_bias ? v + in[2](o) : v; };
   if (prepacked && g.G != 1) throw Error("nn.conv2d: a pre-packed weight needs groups == 1");
+  if (g.G == 1 && t == DType::f32 && g.C * g.KH * g.KW <= kPixelPathMaxReduction && g.OW >= kPixelPathMinWidth &&
+      g.sw == 1) {
+    // A short reduction over a wide plane (MobileNet's early pointwise convs): vectors along the
+    // output row, the weight read as scalars; no blocked layout to write back from.
+    IterVar rc = te::reduce_axis(g.C, "rc"), rh = te::reduce_axis(g.KH, "rh"), rw = te::reduce_axis(g.KW, "rw");
+    auto wv = [&](Expr o) {
+      return prepacked ? w(o / kBlock, rc.var, rh.var, rw.var, o % kBlock) : w(o, rc.var, rh.var, rw.var);
+    };
+    Tensor Y = te::compute({g.N, g.O, g.OH, g.OW}, [&](Expr n, Expr o, Expr oh, Expr ow) {
+      return te::sum(P(n, rc.var, ih(oh, rh.var), iw(ow, rw.var)) * wv(o), {rc, rh, rw});
+    }, "conv2d_rows");
+    return {te::compute(Y.shape(), [&](Expr n, Expr o, Expr oh, Expr ow) { return with_bias(Y(n, o, oh, ow), o); },
+                        "conv2d")};
+  }
   if (g.G == 1 && t == DType::f32) {
     const int64_t Oo = (g.O + kBlock - 1) / kBlock;
     Tensor Wp = w;
@@ -111,9 +130,11 @@ void schedule_conv2d(GroupSchedule& g) {
   te::Schedule& s = *g.sch;
   const Tensor& anchor = g.anchor_outputs.at(0);
   te::Operation yc = find_stage(anchor, "conv2d_nchwc"), pad = find_stage(anchor, "conv2d_pad"),
-                wpack = find_stage(anchor, "conv2d_wpack"), dw = find_stage(anchor, "conv2d_depthwise");
+                wpack = find_stage(anchor, "conv2d_wpack"), dw = find_stage(anchor, "conv2d_depthwise"),
+                rows = find_stage(anchor, "conv2d_rows");
   const bool simple = g.outputs.size() == 1 && g.outputs[0].shape() == anchor.shape();
-  if (!simple || (!yc && !dw) || !inline_all_but(g, {yc, pad, wpack, dw})) return schedule_injective(g);
+  if (!simple || (!yc && !dw && !rows) || !inline_all_but(g, {yc, pad, wpack, dw, rows}))
+    return schedule_injective(g);
   te::Stage& out = s[g.outputs[0]];
   const Shape& os = anchor.shape();
   const int64_t N = os[0], O = os[1], OH = os[2], OW = os[3];
@@ -128,6 +149,30 @@ void schedule_conv2d(GroupSchedule& g) {
       auto [wo, wi] = p.split(p.leaves().back(), g.vector_lanes);
       p.vectorize(wi);
     }
+  }
+  if (rows) {
+    // Register tile: tile_o output channels x a piece of one output row (16-lane vectors).
+    te::Knobs local_knobs;
+    te::Knobs& kn = g.knobs ? *g.knobs : local_knobs;
+    const int64_t to = std::min<int64_t>(O, kn.define("tile_o_rows", {6, 4, 8, 2}));
+    const int64_t nv = (OW + g.vector_lanes - 1) / g.vector_lanes;
+    const int64_t chunks = (nv + 5) / 6;  // at most 6 vectors per row piece
+    const int64_t tw = std::min(OW, (nv + chunks - 1) / chunks * g.vector_lanes);
+    te::Axis n = out.leaves()[0], o = out.leaves()[1], oh = out.leaves()[2], ow = out.leaves()[3];
+    auto [ob, oi] = out.split(o, to);
+    auto [wb, wi] = out.split(ow, tw);
+    out.reorder({n, ob, oh, wb, oi, wi});
+    te::Axis par = out.fuse(out.fuse(n, ob), oh);
+    out.parallel(par);
+    out.vectorize(wi);
+    te::Stage& y = *s.find(rows.get());
+    y.compute_at(out, wb);
+    auto [yo, yi] = y.split(y.axis(3), g.vector_lanes);
+    y.reorder({y.reduce_axis(0), y.reduce_axis(1), y.reduce_axis(2), y.axis(1), yo, yi});
+    y.unroll(y.axis(1));
+    y.unroll(yo);
+    y.vectorize(yi);
+    return;
   }
   if (dw) {
     // Depthwise: (n, c) in parallel, one output row accumulated over the taps, vectorized along it.

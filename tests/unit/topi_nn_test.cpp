@@ -78,6 +78,17 @@ TEST(TopiNnConv2d, BlockedLayoutShapesPaddingStridesDilation) {
                                   {rnd({1, 8, 31, 30}, 13), rnd({16, 8, 3, 3}, 14)}, kRtol, kAtol);
 }
 
+TEST(TopiNnConv2d, ShortReductionWideRowsPath) {
+  // C * KH * KW <= 48 and a wide output: vectors along the rows (tails of rows and channel tiles);
+  // with a width stride it takes the blocked path.
+  expect_native_matches_reference(OpCode::Conv2d, attrs(conv({1, 1}, {1, 1, 1, 1})),
+                                  {rnd({1, 3, 5, 50}, 15), rnd({10, 3, 3, 3}, 16), rnd({10}, 17)}, kRtol, kAtol);
+  expect_native_matches_reference(OpCode::Conv2d, attrs(conv({1, 1}, {0, 0, 0, 0})),
+                                  {rnd({2, 16, 3, 100}, 18), rnd({21, 16, 1, 1}, 19)}, kRtol, kAtol);
+  expect_native_matches_reference(OpCode::Conv2d, attrs(conv({2, 2}, {0, 1, 1, 0})),
+                                  {rnd({1, 3, 9, 131}, 20), rnd({7, 3, 3, 3}, 21)}, kRtol, kAtol);
+}
+
 TEST(TopiNnConv2d, GroupedDepthwiseAndF64) {
   expect_native_matches_reference(OpCode::Conv2d, attrs(conv({1, 1}, {1, 1, 1, 1}, {1, 1}, 2)),
                                   {rnd({1, 8, 9, 9}, 21), rnd({6, 4, 3, 3}, 22), rnd({6}, 23)}, kRtol, kAtol);
@@ -311,7 +322,8 @@ TEST(TopiNnFused, ConvBiasAddReluOneKernelPlainAndPrepacked) {
   for (const Case& c : std::vector<Case>{{{1, 16, 14, 14}, {32, 16, 3, 3}, conv({1, 1}, {1, 1, 1, 1}), true, false},
                                          {{1, 24, 9, 13}, {40, 24, 1, 1}, conv({1, 1}, {0, 0, 0, 0}), true, true},
                                          {{1, 8, 17, 15}, {20, 8, 3, 3}, conv({2, 2}, {1, 1, 1, 1}), false, false},
-                                         {{1, 12, 10, 10}, {12, 1, 3, 3}, conv({1, 1}, {1, 1, 1, 1}, {1, 1}, 12), false, true}}) {
+                                         {{1, 12, 10, 10}, {12, 1, 3, 3}, conv({1, 1}, {1, 1, 1, 1}, {1, 1}, 12), false, true},
+                                         {{1, 16, 4, 56}, {24, 16, 1, 1}, conv({1, 1}, {0, 0, 0, 0}), true, true}}) {
     ir::Module m = conv_block(c.xs, c.ws, c.a, c.residual, c.clip);
     std::vector<Tensor> inputs{rnd(c.xs, 203)};
     if (c.residual) inputs.push_back(rnd(ir::shape_of(m.main().body), 204));
