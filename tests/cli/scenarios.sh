@@ -67,8 +67,9 @@ for k in ("inputs", "op_histogram", "params", "flops"):
     expect --stdout-has "..." -- "$SY" print zoo:mlp --no-weights
     ;;
   demo)
-    expect --stdout-has "1. Load" --stdout-has "2. Run" --stdout-has "3. Save" -- "$SY" demo zoo:mlp --output-dir d
-    test -f d/logits.npy && test -f d/probs.npy
+    expect --stdout-has "1. Load" --stdout-has "2. Compile" --stdout-has "3. Run" --stdout-has "(ok)" \
+      --stdout-has "5. Save" -- "$SY" demo zoo:mlp --output-dir d
+    test -f d/logits.npy && test -f d/probs.npy && test -f d/model.sya
     ;;
   *)
     echo "unknown scenario $3" >&2
