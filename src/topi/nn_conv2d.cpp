@@ -179,13 +179,18 @@ void schedule_conv2d(GroupSchedule& g) {
     te::Stage& d = *s.find(dw.get());
     te::Axis nc = fuse_leading(out, 2);
     out.parallel(nc);
-    te::Axis oh = out.leaves()[1];
-    if (OW >= g.vector_lanes) {
-      te::Axis ow = out.leaves()[2];
+    // A block of output rows (about 64 outputs) accumulated over the taps at a time.
+    const int64_t th = std::max<int64_t>(1, std::min<int64_t>(OH, 64 / OW));
+    te::Axis oh0 = out.leaves()[1];
+    auto [ohb, ohi] = out.split(oh0, th);
+    te::Axis ow = out.leaves()[3];
+    if (OW >= 2 * g.vector_lanes) {
       auto [wo, wi] = out.split(ow, g.vector_lanes);
       out.vectorize(wi);
+    } else {
+      out.vectorize(ow);
     }
-    d.compute_at(out, oh);
+    d.compute_at(out, ohb);
     if (pad) {  // the padded plane of this channel, built just before its use (stays in cache)
       te::Stage& p = *s.find(pad.get());
       p.compute_at(out, nc);
@@ -195,8 +200,10 @@ void schedule_conv2d(GroupSchedule& g) {
         p.vectorize(pwi);
       }
     }
-    d.reorder({d.reduce_axis(0), d.reduce_axis(1), d.reduce_axis(2), d.axis(3)});
+    d.reorder({d.reduce_axis(0), d.reduce_axis(1), d.reduce_axis(2), d.axis(2), d.axis(3)});
+    d.unroll(d.reduce_axis(1));
     d.unroll(d.reduce_axis(2));
+    if (th > 1) d.unroll(d.axis(2));
     d.vectorize(d.axis(3));
     return;
   }
