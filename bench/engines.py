@@ -41,8 +41,8 @@ class Case:
         return [(i["name"], os.path.join(self.dir, i["file"])) for i in meta["inputs"]]
 
 
-def switchyard(backends=None):
-    """`switchyard run`, on the reference executor or with `--backends B`."""
+def switchyard(target, backends=None):
+    """`switchyard run --target T [--backends B]`: reference (interpreted) or cpu (native kernels)."""
     def prepare(ctx):
         if not os.access(ctx.switchyard, os.X_OK):
             raise Unavailable(f"{ctx.switchyard} missing (ninja -C {ctx.build_dir} switchyard)")
@@ -51,7 +51,7 @@ def switchyard(backends=None):
         argv = [ctx.switchyard, "run", case.onnx, "--json", "--threads", str(threads),
                 "--warmup", str(warmup), "--repeat", str(repeat)]
         argv += [a for name, path in case.inputs() for a in ("--input", f"{name}={path}")]
-        return argv + (["--backends", backends] if backends else [])
+        return argv + ["--target", target] + (["--backends", backends] if backends else [])
     return prepare, command
 
 
@@ -93,8 +93,9 @@ class Engine:
 
 # Table columns in this order. A new engine is one line here.
 ENGINES = [
-    Engine("sy-ref", "Switchyard ref", switchyard()),
-    Engine("sy-onednn", "Switchyard oneDNN", switchyard("onednn")),
+    Engine("sy-ref", "Switchyard ref", switchyard("reference")),
+    Engine("sy-native", "Switchyard native", switchyard("cpu")),
+    Engine("sy-onednn", "Switchyard oneDNN", switchyard("cpu", "onednn")),
     Engine("ort", "ONNX Runtime", onnxruntime()),
     Engine("torch", "PyTorch", pytorch()),
 ]
