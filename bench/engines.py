@@ -91,11 +91,22 @@ class Engine:
     impl: tuple  # (prepare(ctx) raising Unavailable, command(ctx, case, threads, warmup, repeat))
 
 
-# Table columns in this order. A new engine is one line here.
+def byoc_backends():
+    """The BYOC backends built into build/bin/switchyard (`switchyard backends --json`)."""
+    exe = os.path.join(os.path.dirname(BENCH_DIR), "build", "bin", "switchyard")
+    try:
+        out = subprocess.run([exe, "backends", "--json"], capture_output=True, text=True, timeout=60)
+        return [b["name"] for b in json.loads(out.stdout)] if out.returncode == 0 else []
+    except (OSError, ValueError, subprocess.TimeoutExpired):
+        return []
+
+
+# Table columns in this order. A new engine is one line here; every built-in BYOC backend gets a
+# column of its own (offloading to it, the rest native).
 ENGINES = [
     Engine("sy-ref", "Switchyard ref", switchyard("reference")),
     Engine("sy-native", "Switchyard native", switchyard("cpu")),
-    Engine("sy-onednn", "Switchyard oneDNN", switchyard("cpu", "onednn")),
+] + [Engine(f"sy-{b}", f"Switchyard {b}", switchyard("cpu", b)) for b in byoc_backends()] + [
     Engine("ort", "ONNX Runtime", onnxruntime()),
     Engine("torch", "PyTorch", pytorch()),
 ]
