@@ -1,4 +1,5 @@
 // Lowering a fused function: computes op by op, the anchor's schedule, te::lower.
+#include "support/numbered.h"
 #include "native/lower_function.h"
 
 #include <unordered_map>
@@ -46,7 +47,7 @@ tir::PrimFunc lower_function(const ir::FunctionNode& fn, const std::string& name
   std::vector<te::Tensor> args;
   for (size_t i = 0; i < fn.params.size(); ++i) {
     const ir::TypeNode& t = ir::as_tensor(fn.params[i]->type);
-    te::Tensor p = te::placeholder(t.shape, t.dtype, "p" + std::to_string(i));
+    te::Tensor p = te::placeholder(t.shape, t.dtype, numbered("p", static_cast<int64_t>(i)));
     value[fn.params[i].get()] = {p};
     args.push_back(p);
   }

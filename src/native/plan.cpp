@@ -1,4 +1,5 @@
 // Planning: values, calls, kernel dedup, liveness and storage reuse.
+#include "support/numbered.h"
 #include "native/plan.h"
 
 #include "native/lower_function.h"
@@ -163,7 +164,7 @@ class Planner {
     const ir::CallNode* anchor = anchor_of(*fn->as<ir::FunctionNode>());
     std::string op = anchor ? ops::op_name(anchor->op) : "fn";
     std::replace(op.begin(), op.end(), '.', '_');
-    p_.kernel_names.push_back("k" + std::to_string(k) + "_" + op);
+    p_.kernel_names.push_back(numbered("k", static_cast<int64_t>(k)) + "_" + op);
     by_hash_[h].push_back(k);
     return k;
   }

@@ -1,4 +1,5 @@
 // Pass: annotate targets.
+#include "support/numbered.h"
 #include "partition/annotate_targets.h"
 
 #include <unordered_map>
@@ -84,7 +85,7 @@ ir::Expr wrap(const ir::Expr& e, const std::string& backend) {
     }
     auto it = seen.find(a.get());
     if (it == seen.end()) {
-      ir::Expr p = ir::var("a" + std::to_string(params.size()), a->type);
+      ir::Expr p = ir::var(numbered("a", static_cast<int64_t>(params.size())), a->type);
       params.push_back(p);
       outer_args.push_back(a);
       it = seen.emplace(a.get(), p).first;

@@ -1,4 +1,5 @@
 // Pass: merge regions.
+#include "support/numbered.h"
 #include "partition/merge_regions.h"
 
 #include <algorithm>
@@ -277,7 +278,7 @@ class RegionMerger {
         } else {
           auto it = param_of.find(a.get());
           if (it == param_of.end()) {
-            ir::Expr p = ir::var("i" + std::to_string(params.size()), a->type);
+            ir::Expr p = ir::var(numbered("i", static_cast<int64_t>(params.size())), a->type);
             params.push_back(p);
             outer_args.push_back(mapped(a));
             it = param_of.emplace(a.get(), p).first;

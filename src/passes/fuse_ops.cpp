@@ -1,4 +1,5 @@
 // Pass: fuse ops.
+#include "support/numbered.h"
 #include "passes/fuse_ops.h"
 
 #include <unordered_map>
@@ -139,7 +140,7 @@ class Fuser {
         }
         auto it = inner.find(a.get());
         if (it == inner.end()) {
-          ir::Expr p = ir::var("p" + std::to_string(params.size()), a->type);
+          ir::Expr p = ir::var(numbered("p", static_cast<int64_t>(params.size())), a->type);
           params.push_back(p);
           args.push_back(outer.at(a.get()));
           it = inner.emplace(a.get(), p).first;

@@ -1,4 +1,5 @@
 // Pattern constructors, printing, matching and composite rewriting.
+#include "support/numbered.h"
 #include "pattern/pattern.h"
 
 #include <algorithm>
@@ -158,8 +159,8 @@ std::string pattern_str(const Pattern& p) {
       if (!p->check.desc.empty()) s += "[" + p->check.desc + "]";
       return s + "(" + list(p->children, ", ") + ")";
     }
-    case PatternKind::Alt: return "(" + list(p->children, " | ") + ")";
-    case PatternKind::Tuple: return "(" + list(p->children, ", ") + ",)";
+    case PatternKind::Alt: return std::string("(") + list(p->children, " | ") + ")";
+    case PatternKind::Tuple: return std::string("(") + list(p->children, ", ") + ",)";
   }
   return "?";
 }
@@ -193,7 +194,7 @@ ir::Expr outline(const Match& m, const std::string& name) {
   std::unordered_map<const ir::ExprNode*, ir::Expr> sub;
   std::vector<ir::Expr> params;
   for (size_t i = 0; i < m.inputs.size(); ++i) {
-    ir::Expr p = ir::var("p" + std::to_string(i), m.inputs[i]->type);
+    ir::Expr p = ir::var(numbered("p", static_cast<int64_t>(i)), m.inputs[i]->type);
     params.push_back(p);
     sub[m.inputs[i].get()] = p;
   }

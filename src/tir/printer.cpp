@@ -13,7 +13,7 @@ const std::string& NameTable::name(const void* node, const std::string& hint) {
   if (sanitize_) {
     for (char& c : base)
       if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
-    if (std::isdigit(static_cast<unsigned char>(base[0])) || base.rfind("sy_", 0) == 0) base.insert(0, "v");
+    if (std::isdigit(static_cast<unsigned char>(base[0])) || base.rfind("sy_", 0) == 0) base = std::string("v").append(base);
   }
   std::string n = base;
   for (int k = 1; taken_.count(n); ++k) n = base + "_" + std::to_string(k);

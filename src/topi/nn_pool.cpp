@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "support/numbered.h"
 #include "topi/nn_util.h"
 
 namespace sy::topi::nn {
@@ -82,7 +83,7 @@ std::vector<Tensor> global_pool(const ir::CallNode& c, const std::vector<Tensor>
   std::vector<IterVar> k;
   int64_t S = 1;
   for (size_t d = 2; d < x.ndim(); ++d) {
-    k.push_back(te::reduce_axis(x.shape()[d], "k" + std::to_string(d)));
+    k.push_back(te::reduce_axis(x.shape()[d], numbered("k", static_cast<int64_t>(d))));
     S *= x.shape()[d];
   }
   const Shape& os = out_shape(c);

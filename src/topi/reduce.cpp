@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "support/numbered.h"
 #include "ops/attrs.h"
 #include "support/error.h"
 #include "topi/elementwise.h"
@@ -40,7 +41,7 @@ te::Tensor reduce_stage(const te::Tensor& x, const std::vector<int64_t>& axes, b
   std::vector<Expr> rvar(x.ndim());
   for (size_t d = 0; d < x.ndim(); ++d)
     if (reduced[d]) {
-      rv.push_back(te::reduce_axis(x.shape()[d], "r" + std::to_string(d)));
+      rv.push_back(te::reduce_axis(x.shape()[d], numbered("r", static_cast<int64_t>(d))));
       rvar[d] = rv.back().var;
     }
   if (rv.empty()) rv.push_back(te::reduce_axis(1, "r"));  // reduces nothing: one element

@@ -1,4 +1,5 @@
 // Native test helpers.
+#include "support/numbered.h"
 #include "native_op_test_util.h"
 
 #include <gtest/gtest.h>
@@ -35,7 +36,7 @@ std::vector<Tensor> run_native_function(const ir::Expr& fn_expr, const std::vect
 std::vector<Tensor> run_native_op(ops::OpCode op, const ir::AttrsPtr& attrs, const std::vector<Tensor>& inputs) {
   std::vector<ir::Expr> params;
   for (size_t i = 0; i < inputs.size(); ++i)
-    params.push_back(ir::var("p" + std::to_string(i), ir::tensor_type(inputs[i].shape(), inputs[i].dtype())));
+    params.push_back(ir::var(numbered("p", static_cast<int64_t>(i)), ir::tensor_type(inputs[i].shape(), inputs[i].dtype())));
   ir::Expr body = ir::call(op, params, attrs);
   return run_native_function(ir::function(params, body, {{"Primitive", "1"}}), inputs);
 }
@@ -44,7 +45,7 @@ void expect_native_matches_reference(ops::OpCode op, const ir::AttrsPtr& attrs, 
                                      double rtol, double atol) {
   std::vector<ir::Expr> params;
   for (size_t i = 0; i < inputs.size(); ++i)
-    params.push_back(ir::var("p" + std::to_string(i), ir::tensor_type(inputs[i].shape(), inputs[i].dtype())));
+    params.push_back(ir::var(numbered("p", static_cast<int64_t>(i)), ir::tensor_type(inputs[i].shape(), inputs[i].dtype())));
   ir::Expr body = ir::call(op, params, attrs);
   ir::Module m;
   m.functions["main"] = ir::function(params, body);
@@ -86,7 +87,7 @@ void expect_native_cases_match_reference(const std::vector<NativeCase>& cases) {
     p.what = "case " + std::to_string(c) + " (" + ops::op_name(k.op) + (k.label.empty() ? "" : ", " + k.label) + ")";
     std::vector<ir::Expr> params;
     for (size_t i = 0; i < k.inputs.size(); ++i) {
-      params.push_back(ir::var("p" + std::to_string(i), ir::tensor_type(k.inputs[i].shape(), k.inputs[i].dtype())));
+      params.push_back(ir::var(numbered("p", static_cast<int64_t>(i)), ir::tensor_type(k.inputs[i].shape(), k.inputs[i].dtype())));
       p.what += std::string(i ? ", " : " on ") + std::string(dtype_name(k.inputs[i].dtype())) + shape_str(k.inputs[i].shape());
     }
     ir::Expr body = ir::call(k.op, params, k.attrs);

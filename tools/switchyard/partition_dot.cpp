@@ -1,4 +1,5 @@
 // Graphviz rendering of a partitioned module.
+#include "support/numbered.h"
 #include "partition_dot.h"
 
 #include <map>
@@ -49,7 +50,7 @@ class DotWriter {
     std::unordered_map<const ir::ExprNode*, std::vector<std::string>> ids;  // producers of a value
   };
 
-  std::string new_id() { return "n" + std::to_string(next_++); }
+  std::string new_id() { return numbered("n", static_cast<int64_t>(next_++)); }
 
   std::vector<std::string> sources(const ir::Expr& e, Scope& s) {
     auto it = s.ids.find(e.get());

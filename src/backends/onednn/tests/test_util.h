@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "support/numbered.h"
 #include "backends/backend.h"
 #include "backends/onednn/onednn_module.h"
 #include "backends/reference/executor.h"
@@ -41,7 +42,7 @@ inline ir::Expr input(const std::string& name, Shape s) { return ir::var(name, i
 inline ir::Expr composite(const std::string& name, const std::vector<ir::Expr>& args,
                           const std::function<ir::Expr(const std::vector<ir::Expr>&)>& build) {
   std::vector<ir::Expr> params;
-  for (size_t i = 0; i < args.size(); ++i) params.push_back(ir::var("p" + std::to_string(i), args[i]->type));
+  for (size_t i = 0; i < args.size(); ++i) params.push_back(ir::var(numbered("p", static_cast<int64_t>(i)), args[i]->type));
   ir::Expr f = ir::function(params, build(params), {{"Composite", name}});
   return ir::call_function(f, args);
 }
