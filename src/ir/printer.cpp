@@ -279,8 +279,12 @@ class TextPrinter {
     // Reserved once: growing a string of hundreds of MB by doubling costs more (page faults and
     // copies) than encoding the data.
     size_t need = os.size() + 16;
-    for (const ConstantNode* c : consts_)
+    size_t blob_need = opts_.blob ? opts_.blob->size() : 0;
+    for (const ConstantNode* c : consts_) {
       need += 96 + (opts_.constant_data && !opts_.blob ? base64_encoded_size(c->value.nbytes()) : 0);
+      blob_need += c->value.nbytes() + 64;
+    }
+    if (opts_.constant_data && opts_.blob) opts_.blob->reserve(blob_need);  // one allocation, no regrowth
     os.reserve(need);
     os += "constants {\n";
     for (const ConstantNode* c : consts_) {

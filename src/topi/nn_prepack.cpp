@@ -124,7 +124,7 @@ Tensor pack_weight(const ir::CallNode& anchor, const Tensor& w) {
   if (anchor.op == ops::OpCode::MatMul) {  // B [K, N] -> [ceil(N/16)][K][16]
     SY_CHECK(w.ndim() == 2) << "pack_weight: matmul weight must be 2-d";
     const int64_t K = w.shape()[0], N = w.shape()[1], blocks = (N + kBlock - 1) / kBlock;
-    Tensor p(DType::f32, {blocks, K, kBlock});
+    Tensor p = Tensor::uninitialized(DType::f32, {blocks, K, kBlock});  // every element written below
     const float* src = w.data<float>();
     float* dst = p.data<float>();
     for (int64_t b = 0; b < blocks; ++b)
@@ -142,7 +142,7 @@ Tensor pack_weight(const ir::CallNode& anchor, const Tensor& w) {
   ps.insert(ps.end(), s.begin() + 1, s.end());
   ps.push_back(kBlock);
   SY_CHECK(anchor.op == ops::OpCode::Conv2d ? s.size() == 4 : s.size() == 2) << "pack_weight: unexpected weight rank";
-  Tensor p(DType::f32, ps);
+  Tensor p = Tensor::uninitialized(DType::f32, ps);  // every element written below
   const float* src = w.data<float>();
   float* dst = p.data<float>();
   for (int64_t b = 0; b < blocks; ++b)

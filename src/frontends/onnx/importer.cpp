@@ -1,7 +1,14 @@
 // ONNX importer: parses a ModelProto (with a size limit) and converts its graph node by node.
 #include "frontends/onnx/importer.h"
 
+#include <fcntl.h>
 #include <google/protobuf/io/coded_stream.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string_view>
 
 #include <climits>
 #include <filesystem>
@@ -278,7 +285,36 @@ class GraphImporter {
   std::set<std::string> used_;
 };
 
-ir::Module import_model(const std::string& bytes, const std::string& model_dir, const ImportOptions& opts) {
+// A read-only private mapping of a whole file.
+class MappedFile {
+ public:
+  MappedFile(const std::string& path, size_t size) : size_(size) {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw Error(std::string("cannot open model file: ") + std::strerror(errno));
+    if (size_ > 0) {
+      data_ = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
+      int err = errno;
+      ::close(fd);
+      if (data_ == MAP_FAILED) throw Error(std::string("cannot map model file: ") + std::strerror(err));
+    } else {
+      ::close(fd);
+    }
+  }
+  ~MappedFile() {
+    if (data_ && data_ != MAP_FAILED) ::munmap(data_, size_);
+  }
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  std::string_view view() const {
+    return data_ ? std::string_view(static_cast<const char*>(data_), size_) : std::string_view();
+  }
+
+ private:
+  void* data_ = nullptr;
+  size_t size_;
+};
+
+ir::Module import_model(std::string_view bytes, const std::string& model_dir, const ImportOptions& opts) {
   if (bytes.size() > opts.max_model_bytes)
     throw Error("model is " + std::to_string(bytes.size()) + " bytes, over the limit of " +
                 std::to_string(opts.max_model_bytes) + " bytes");
@@ -311,14 +347,11 @@ Result<ir::Module> import_file(const std::string& path, const ImportOptions& opt
       if (size > opts.max_model_bytes)
         throw Error("model file is " + std::to_string(size) + " bytes, over the limit of " +
                     std::to_string(opts.max_model_bytes) + " bytes");
-      std::ifstream f(path, std::ios::binary);
-      if (!f) throw Error("cannot open model file");
-      std::string bytes(size, '\0');
-      f.read(bytes.data(), static_cast<std::streamsize>(size));
-      if (static_cast<size_t>(f.gcount()) != size) throw Error("cannot read model file: short read");
+      // Mapped rather than read: no copy of (possibly hundreds of MB of) weights before parsing.
+      MappedFile file(path, static_cast<size_t>(size));
       std::string dir = std::filesystem::path(path).parent_path().string();
       if (dir.empty()) dir = ".";
-      return import_model(bytes, dir, opts);
+      return import_model(file.view(), dir, opts);
     } catch (const Error& e) {
       throw Error(path + ": " + e.what());
     }
