@@ -13,30 +13,15 @@
 #include <vector>
 
 #include "support/dtype.h"
+#include "support/wrap_arith.h"
 #include "topi/topi.h"
 
 namespace {
 
 using sy::DType;
 
-template <typename T>
-T wrap_add(T a, T b) {
-  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-    using U = std::make_unsigned_t<T>;
-    return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
-  } else {
-    return static_cast<T>(a + b);
-  }
-}
-
-template <typename T>
-T wrap_mul(T a, T b) {
-  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-    return static_cast<T>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
-  } else {
-    return static_cast<T>(a * b);
-  }
-}
+using sy::wrap_add;
+using sy::wrap_mul;
 
 template <typename T>
 bool is_nan(T v) {

@@ -8,6 +8,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "support/wrap_arith.h"
 #include "ir/attrs.h"
 #include "ir/type.h"
 #include "ops/attrs.h"
@@ -82,34 +83,9 @@ inline int64_t index_at(const Tensor& t, int64_t i) {
 // naming `what` when out of range.
 int64_t normalize_index(int64_t idx, int64_t dim, const char* what);
 
-// Integer arithmetic that wraps around like the hardware (and like numpy) instead of being UB.
-template <typename T>
-T wrap_add(T a, T b) {
-  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-    using U = std::make_unsigned_t<T>;
-    return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
-  } else {
-    return static_cast<T>(a + b);
-  }
-}
-template <typename T>
-T wrap_sub(T a, T b) {
-  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-    using U = std::make_unsigned_t<T>;
-    return static_cast<T>(static_cast<U>(static_cast<U>(a) - static_cast<U>(b)));
-  } else {
-    return static_cast<T>(a - b);
-  }
-}
-template <typename T>
-T wrap_mul(T a, T b) {
-  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-    // Multiply in uint64 so that small unsigned types are not promoted to signed int.
-    return static_cast<T>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
-  } else {
-    return static_cast<T>(a * b);
-  }
-}
+using sy::wrap_add;
+using sy::wrap_mul;
+using sy::wrap_sub;
 
 // Iterates an output of shape `out` fed by K inputs under numpy broadcasting. Axes are merged
 // where every input allows it, then body(o, off, n, step) is called for each run of the
