@@ -49,7 +49,8 @@ void Executable::run_fallback(size_t ci, const Resolve& resolve) const {
   for (size_t k = 0; k < c.outputs.size(); ++k) std::memcpy(resolve(c.outputs[k]), (*r)[k].raw(), (*r)[k].nbytes());
 }
 
-std::vector<Tensor> Executable::run(const std::vector<Tensor>& inputs, int threads, const ExternalRunner& external) const {
+std::vector<Tensor> Executable::run(const std::vector<Tensor>& inputs, int threads, const ExternalRunner& external,
+                                    CallTimes* times) const {
   if (inputs.size() != plan_.inputs.size())
     throw Error("the model expects " + std::to_string(plan_.inputs.size()) + " inputs, got " + std::to_string(inputs.size()));
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -81,7 +82,18 @@ std::vector<Tensor> Executable::run(const std::vector<Tensor>& inputs, int threa
     while (plan_.values[static_cast<size_t>(v)].alias_of >= 0) v = plan_.values[static_cast<size_t>(v)].alias_of;
     return ptr[static_cast<size_t>(v)];
   };
+  if (times) {
+    times->seconds.resize(plan_.calls.size(), 0.0);
+    ++times->runs;
+  }
   std::vector<void*> args;
+  auto started = std::chrono::steady_clock::now();
+  auto lap = [&](size_t ci) {
+    if (!times) return;
+    auto now = std::chrono::steady_clock::now();
+    times->seconds[ci] += std::chrono::duration<double>(now - started).count();
+    started = now;
+  };
   for (size_t ci = 0; ci < plan_.calls.size(); ++ci) {
     const Call& c = plan_.calls[ci];
     if (c.external) {
@@ -95,10 +107,12 @@ std::vector<Tensor> Executable::run(const std::vector<Tensor>& inputs, int threa
       ext[ci] = external(c.kernel, in);
       SY_CHECK(ext[ci].size() == c.outputs.size()) << "@" << c.kernel << " returned " << ext[ci].size() << " results";
       for (size_t k = 0; k < c.outputs.size(); ++k) ptr[static_cast<size_t>(c.outputs[k])] = ext[ci][k].raw();
+      lap(ci);
       continue;
     }
     if (c.fallback) {
       run_fallback(ci, resolve);
+      lap(ci);
       continue;
     }
     args.clear();
@@ -106,6 +120,7 @@ std::vector<Tensor> Executable::run(const std::vector<Tensor>& inputs, int threa
     for (int v : c.outputs) args.push_back(resolve(v));
     int32_t rc = kernels_[ci](args.data());
     if (rc != 0) throw Error("kernel " + c.kernel + " failed (code " + std::to_string(rc) + ")");
+    lap(ci);
   }
   std::vector<Tensor> outs;
   for (size_t i = 0; i < plan_.outputs.size(); ++i) {

@@ -1,6 +1,7 @@
 // A natively compiled model ready to run: its plan, the kernels' shared library (dlopen'ed), a
 // preallocated arena for intermediates, and the external (BYOC) modules it calls.
 #pragma once
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <string>
@@ -15,6 +16,12 @@ namespace sy::native {
 // Runs an external function by symbol (a BYOC runtime module).
 using ExternalRunner = std::function<std::vector<Tensor>(const std::string& symbol, const std::vector<Tensor>& args)>;
 
+// Wall time of each call of the plan (index = Plan::calls), summed over the runs that filled it.
+struct CallTimes {
+  std::vector<double> seconds;
+  int runs = 0;
+};
+
 class Executable {
  public:
   // The library must hold every generated kernel of the plan (sy::Error naming a missing one);
@@ -23,7 +30,9 @@ class Executable {
 
   // Runs on inputs (checked against the plan's input types, errors name the input);
   // one tensor per result of @main.
-  std::vector<Tensor> run(const std::vector<Tensor>& inputs, int threads, const ExternalRunner& external) const;
+  // With `times`, each call is timed (adds a clock read per call) and added to it.
+  std::vector<Tensor> run(const std::vector<Tensor>& inputs, int threads, const ExternalRunner& external,
+                          CallTimes* times = nullptr) const;
 
   const Plan& plan() const { return plan_; }
   // The library's bytes ("" when there is no generated kernel).

@@ -28,13 +28,13 @@ CompiledModel build_modules(const ir::Module& partitioned, const std::vector<con
   return cm;
 }
 
-std::vector<Tensor> CompiledModel::run(const std::vector<Tensor>& inputs, int threads) const {
+std::vector<Tensor> CompiledModel::run(const std::vector<Tensor>& inputs, int threads, native::CallTimes* times) const {
   auto external = [this](const std::string& symbol, const std::vector<Tensor>& args) {
     auto it = backend_of.find(symbol);
     SY_CHECK(it != backend_of.end()) << "no runtime module holds @" << symbol;
     return modules.at(it->second)->run(symbol, args);
   };
-  if (native) return native->run(inputs, threads, external);
+  if (native) return native->run(inputs, threads, external, times);
   reference::ExecOptions opts;
   opts.threads = threads;
   opts.external = external;

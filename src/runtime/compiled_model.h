@@ -21,7 +21,8 @@ struct CompiledModel {
   std::shared_ptr<native::Executable> native;                               // the compiled path, if built
 
   // Runs @main; throws sy::Error on bad inputs (shape, dtype, count) naming the input.
-  std::vector<Tensor> run(const std::vector<Tensor>& inputs, int threads) const;
+  // With `times` (native only), each call of the native plan is timed into it.
+  std::vector<Tensor> run(const std::vector<Tensor>& inputs, int threads, native::CallTimes* times = nullptr) const;
 };
 
 // Compiles every external function of a partitioned module with its backend (looked up by the

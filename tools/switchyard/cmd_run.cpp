@@ -12,6 +12,7 @@
 #include "backend_selection.h"
 #include "execute.h"
 #include "native/compile.h"
+#include "profile_report.h"
 #include "runtime/artifact.h"
 #include "support/error.h"
 
@@ -28,6 +29,7 @@ struct RunArgs {
   int repeat = 5;
   uint64_t seed = 0;
   bool json = false;
+  int profile = -1;  // rows of the per-kernel table; -1: no profile
   BackendArgs backends;
   std::string target = "cpu";
 };
@@ -79,6 +81,18 @@ int run_run(const RunArgs& a) {
   Execution ex = execute(m, inputs, a.threads, a.warmup, a.repeat, runner);
   std::vector<std::string> paths;
   if (!a.output_dir.empty()) paths = write_outputs(a.output_dir, ex);
+  native::CallTimes times;
+  if (a.profile >= 0) {
+    if (!cm.native) throw Error("--profile times natively compiled kernels; this run has none (use --target cpu)");
+    // Separate runs: timing each call adds a clock read per call, which the latency above excludes.
+    Progress progress;
+    for (int i = 0; i < a.repeat; ++i) {
+      progress.show("profile run " + std::to_string(i + 1) + "/" + std::to_string(a.repeat));
+      std::vector<Tensor> values;
+      for (const auto& in : inputs) values.push_back(in.value);
+      cm.run(values, a.threads, &times);
+    }
+  }
 
   if (a.json) {
     nlohmann::json j;
@@ -104,6 +118,14 @@ int run_run(const RunArgs& a) {
       o["file"] = paths.empty() ? nlohmann::json(nullptr) : nlohmann::json(paths[i]);
       j["outputs"].push_back(o);
     }
+    if (a.profile >= 0) {
+      nlohmann::json calls = nlohmann::json::array();
+      const native::Plan& plan = cm.native->plan();
+      for (size_t ci = 0; ci < plan.calls.size(); ++ci)
+        calls.push_back({{"kernel", plan.calls[ci].kernel}, {"external", plan.calls[ci].external},
+                         {"ms", times.seconds[ci] * 1e3 / times.runs}});
+      j["profile"] = {{"runs", times.runs}, {"calls", calls}};
+    }
     std::cout << j.dump(2) << "\n";
     return 0;
   }
@@ -123,6 +145,7 @@ int run_run(const RunArgs& a) {
               << "\n";
     if (!paths.empty()) std::cout << "    -> " << paths[i] << "\n";
   }
+  if (a.profile >= 0) print_profile(std::cout, cm.native->plan(), times, a.profile);
   return 0;
 }
 
@@ -153,6 +176,13 @@ Command add_run_command(CLI::App& root) {
       ->capture_default_str();
   c->add_option("--seed", args->seed, "seed of the random inputs")->capture_default_str();
   c->add_flag("--json", args->json, "print the results as one JSON object");
+  c->add_option("--profile", args->profile,
+                "after timing, time each native kernel over --repeat more runs and print the N slowest "
+                "(0: all; in --json, every call)")
+      ->expected(0, 1)
+      ->default_str("20")
+      ->check(CLI::Range(0, 100000))
+      ->type_name("N");
   c->footer(
       "Random inputs: floats uniform in [-1, 1), integers in [0, 10), bools 0/1.\n"
       "Output files are named after the model's outputs ('/' and other unsafe characters become '_').");
