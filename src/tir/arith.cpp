@@ -61,6 +61,33 @@ void prune(LinearForm& f) {
                 f.terms.end());
 }
 
+// k*c*(x / c) + k*(x % c) == k*x for floor division by c > 0: folds the index of a fused or
+// flattened axis back into the plain one (p / W * W + p % W -> p).
+void fold_div_mod(LinearForm& f) {
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t i = 0; i < f.terms.size() && !changed; ++i) {
+      const auto& [d, kd] = f.terms[i];
+      int64_t c = 0;
+      if (d->kind != ExprKind::Div || kd == 0 || !is_int_const(d->operands[1], &c) || c <= 0) continue;
+      for (size_t j = 0; j < f.terms.size(); ++j) {
+        const auto& [m, km] = f.terms[j];
+        if (m->kind != ExprKind::Mod || km == 0 || kd != km * c || !expr_equal(m->operands[1], d->operands[1]) ||
+            !expr_equal(m->operands[0], d->operands[0]))
+          continue;
+        const Expr x = d->operands[0];
+        const int64_t k = km;  // the references die with the terms below
+        f.terms[i].second = 0;
+        f.terms[j].second = 0;
+        accumulate(f, linear_form(x), k);
+        changed = true;
+        break;
+      }
+    }
+    prune(f);
+  }
+}
+
 bool is_constant(const LinearForm& f) {
   for (const auto& p : f.terms)
     if (p.second != 0) return false;
@@ -80,6 +107,7 @@ LinearForm linear_form(const Expr& e) {
       accumulate(f, a, 1);
       accumulate(f, b, e->kind == ExprKind::Add ? 1 : -1);
       prune(f);
+      fold_div_mod(f);
       return f;
     }
     case ExprKind::Mul: {

@@ -75,7 +75,9 @@ Expr unary_value(const ir::CallNode& call, const Expr& v) {
   switch (op) {
     case OpCode::Neg: return fl ? v * c(-1) : c(0) - v;  // x * -1 keeps -0.0 and NaN as unary minus
     case OpCode::Abs: return t == DType::u8 ? v : tir::abs(v);
-    case OpCode::Relu: return select(v < zero, zero, v);
+    // max(0, v) is (0 > v ? 0 : v): NaN passes through, and, unlike a select whose arm repeats v,
+    // GCC turns it into vmaxps even in scalar epilogues (branches there mispredict on real data).
+    case OpCode::Relu: return fl ? tir::max(zero, v) : select(v < zero, zero, v);
     case OpCode::Sign: {
       Expr s = select(v > zero, one, select(v < zero, c(-1), zero));
       return fl ? select(is_nan(v), v, s) : s;
@@ -94,6 +96,11 @@ Expr unary_value(const ir::CallNode& call, const Expr& v) {
       const auto& a = call.attrs_as<ops::ClipAttrs>();
       // np.clip as the reference: compare in double, replace by the bound converted to T.
       Expr r = v;
+      if (fl) {  // min(hi, max(lo, v)): NaN passes through, no branches (see Relu)
+        if (!(std::isinf(a.min) && a.min < 0)) r = tir::max(convert_const(t, a.min), r);
+        if (!(std::isinf(a.max) && a.max > 0)) r = tir::min(convert_const(t, a.max), r);
+        return r;
+      }
       auto as_double = [&](const Expr& x) { return fl ? x : cast(DType::f64, x); };
       auto bound = [&](double b) { return fl ? cst(t, b) : tir::float_imm(b, DType::f64); };
       if (!(std::isinf(a.min) && a.min < 0)) r = select(as_double(r) < bound(a.min), convert_const(t, a.min), r);

@@ -47,6 +47,12 @@ TEST(TirSimplify, FoldsDivModMinMaxAndComparisons) {
   EXPECT_EQ(print_expr(simplify(j < 8, r)), "true");
   EXPECT_EQ(print_expr(simplify(j >= 8, r)), "false");
   EXPECT_EQ(print_expr(simplify(int_imm(-7) / 2)), "-4");
+  // A flattened axis split back into rows and columns and re-flattened: (p / 14) * 14 + p % 14 == p,
+  // also scaled and with other terms; mismatched divisors stay.
+  Expr p = var("p");
+  EXPECT_EQ(print_expr(simplify((p / 14) * 14 + p % 14)), "p");
+  EXPECT_EQ(print_expr(simplify(i * 196 + (p / 14) * 56 + (p % 14) * 4 + 1)), "i * 196 + p * 4 + 1");
+  EXPECT_EQ(print_expr(simplify((p / 14) * 28 + p % 14)), "p / 14 * 28 + p % 14");
   EXPECT_EQ(print_expr(simplify(float_imm(1.5) * float_imm(2.0))), "3.0f");
   EXPECT_EQ(print_expr(simplify(select(int_imm(1, DType::boolean), i, j))), "i");
 }
