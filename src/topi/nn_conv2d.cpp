@@ -6,9 +6,12 @@
 // conv2d_nchwc[N][O/16][OH][OW][16] one register tile at a time (tile_oc output channels x a
 // block of output pixels, accumulated over input channels and taps with 16-lane vectors), and each
 // tile is written out in NCHW through the group's epilogue (bias, residual add, relu, clip, ...).
-// Short reductions over wide rows (C*KH*KW <= 48, e.g. MobileNet's early pointwise convs) and
-// depthwise convs (groups == channels) vectorize along the output row instead; other grouped
-// convs use a direct loop nest.
+// Pointwise (1x1, stride 1, unpadded) convs with few input channels are a GEMM over the flattened
+// plane: vectors along the pixels (contiguous in NCHW for input and output), the weight read as
+// scalars, so nothing is written back from a blocked tile (MobileNet's expansion convs).
+// Short reductions over wide rows (C*KH*KW <= 48, e.g. MobileNet's stem) and depthwise convs
+// (groups == channels) vectorize along the output row instead; other grouped convs use a direct
+// loop nest.
 #include <algorithm>
 
 #include "topi/nn_util.h"
@@ -22,6 +25,9 @@ constexpr int64_t kBlock = 16;  // output channels per packed weight block (one 
 // stride vectorize along the output rows instead of over output channels.
 constexpr int64_t kPixelPathMaxReduction = 48;
 constexpr int64_t kPixelPathMinWidth = 48;
+constexpr int64_t kPixelPathMaxStride = 2;  // strided rows load with permutes, still cheaper than write-back
+// Pointwise convs with at most this many input channels take the flattened-plane path.
+constexpr int64_t kFlatPathMaxChannels = 320;
 
 struct ConvGeom {
   int64_t N, C, H, W, O, Cg, KH, KW, OH, OW, G, sh, sw, pt, pl, pb, pr, dh, dw;
@@ -70,8 +76,22 @@ std::vector<Tensor> conv2d(const ir::CallNode& c, const std::vector<Tensor>& in)
   auto iw = [&](Expr ow, Expr rw) { return ow * g.sw + rw * g.dw; };
   auto with_bias = [&](Expr v, Expr o) { return has_bias ? v + in[2](o) : v; };
   if (prepacked && g.G != 1) throw Error("nn.conv2d: a pre-packed weight needs groups == 1");
+  const bool pointwise = g.KH == 1 && g.KW == 1 && g.sh == 1 && g.sw == 1 && g.pt == 0 && g.pl == 0 &&
+                         g.pb == 0 && g.pr == 0 && g.OH == g.H && g.OW == g.W;
+  if (g.G == 1 && t == DType::f32 && pointwise && g.C <= kFlatPathMaxChannels) {
+    // out[n][o][p] = sum_c w[o][c] * x[n][c][p] over the flattened plane p = oh * OW + ow (the
+    // index p / OW * W + p % OW of x folds back to p).
+    IterVar rc = te::reduce_axis(g.C, "rc");
+    auto wv = [&](Expr o) { return prepacked ? w(o / kBlock, rc.var, 0, 0, o % kBlock) : w(o, rc.var, 0, 0); };
+    Tensor Y = te::compute({g.N, g.O, g.OH * g.OW}, [&](Expr n, Expr o, Expr p) {
+      return te::sum(x(n, rc.var, p / g.OW, p % g.OW) * wv(o), {rc});
+    }, "conv2d_flat");
+    return {te::compute({g.N, g.O, g.OH, g.OW}, [&](Expr n, Expr o, Expr oh, Expr ow) {
+      return with_bias(Y(n, o, oh * g.OW + ow), o);
+    }, "conv2d")};
+  }
   if (g.G == 1 && t == DType::f32 && g.C * g.KH * g.KW <= kPixelPathMaxReduction && g.OW >= kPixelPathMinWidth &&
-      g.sw == 1) {
+      g.sw <= kPixelPathMaxStride) {
     // A short reduction over a wide plane (MobileNet's early pointwise convs): vectors along the
     // output row, the weight read as scalars; no blocked layout to write back from.
     IterVar rc = te::reduce_axis(g.C, "rc"), rh = te::reduce_axis(g.KH, "rh"), rw = te::reduce_axis(g.KW, "rw");
@@ -131,9 +151,9 @@ void schedule_conv2d(GroupSchedule& g) {
   const Tensor& anchor = g.anchor_outputs.at(0);
   te::Operation yc = find_stage(anchor, "conv2d_nchwc"), pad = find_stage(anchor, "conv2d_pad"),
                 wpack = find_stage(anchor, "conv2d_wpack"), dw = find_stage(anchor, "conv2d_depthwise"),
-                rows = find_stage(anchor, "conv2d_rows");
+                rows = find_stage(anchor, "conv2d_rows"), flat = find_stage(anchor, "conv2d_flat");
   const bool simple = g.outputs.size() == 1 && g.outputs[0].shape() == anchor.shape();
-  if (!simple || (!yc && !dw && !rows) || !inline_all_but(g, {yc, pad, wpack, dw, rows}))
+  if (!simple || (!yc && !dw && !rows && !flat) || !inline_all_but(g, {yc, pad, wpack, dw, rows, flat}))
     return schedule_injective(g);
   te::Stage& out = s[g.outputs[0]];
   const Shape& os = anchor.shape();
@@ -149,6 +169,38 @@ void schedule_conv2d(GroupSchedule& g) {
       auto [wo, wi] = p.split(p.leaves().back(), g.vector_lanes);
       p.vectorize(wi);
     }
+  }
+  if (flat) {
+    // Register tile: tile_o output channels x up to 4 vectors of pixels of the flattened plane.
+    const int64_t to = std::min<int64_t>(O, knobs.define("tile_o_flat", {6, 4, 8}));
+    const int64_t HW = OH * OW;
+    const int64_t nv = (HW + g.vector_lanes - 1) / g.vector_lanes;
+    const int64_t max_vectors = knobs.define("tile_vectors_flat", {4, 3, 2});
+    const int64_t chunks = (nv + max_vectors - 1) / max_vectors;
+    const int64_t tw = std::min(HW, (nv + chunks - 1) / chunks * g.vector_lanes);
+    te::Axis n = out.leaves()[0], o = out.leaves()[1];
+    te::Axis p = out.fuse(out.leaves()[2], out.leaves()[3]);
+    auto [ob, oi] = out.split(o, to);
+    auto [pb, pi] = out.split(p, tw);
+    out.reorder({n, ob, pb, oi, pi});
+    // pb stays a serial loop: fused into the parallel axis, the plane's tail piece would become a
+    // guard on every iteration instead of one peeled loop.
+    te::Axis par = out.fuse(n, ob);
+    out.parallel(par);
+    if (tw >= g.vector_lanes) {
+      auto [pio, pii] = out.split(pi, g.vector_lanes);
+      out.vectorize(pii);
+    } else {
+      out.vectorize(pi);
+    }
+    te::Stage& y = *s.find(flat.get());
+    y.compute_at(out, pb);
+    auto [yo, yi] = y.split(y.axis(2), g.vector_lanes);
+    y.reorder({y.reduce_axis(0), y.axis(1), yo, yi});
+    y.unroll(y.axis(1));
+    y.unroll(yo);
+    y.vectorize(yi);
+    return;
   }
   if (rows) {
     // Register tile: tile_o output channels x a piece of one output row (16-lane vectors).

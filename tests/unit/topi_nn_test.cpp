@@ -79,14 +79,25 @@ TEST(TopiNnConv2d, BlockedLayoutShapesPaddingStridesDilation) {
 }
 
 TEST(TopiNnConv2d, ShortReductionWideRowsPath) {
-  // C * KH * KW <= 48 and a wide output: vectors along the rows (tails of rows and channel tiles);
-  // with a width stride it takes the blocked path.
+  // C * KH * KW <= 48 and a wide output: vectors along the rows (tails of rows and channel tiles),
+  // also with a width stride of 2 (MobileNet's stem).
   expect_native_matches_reference(OpCode::Conv2d, attrs(conv({1, 1}, {1, 1, 1, 1})),
                                   {rnd({1, 3, 5, 50}, 15), rnd({10, 3, 3, 3}, 16), rnd({10}, 17)}, kRtol, kAtol);
   expect_native_matches_reference(OpCode::Conv2d, attrs(conv({1, 1}, {0, 0, 0, 0})),
                                   {rnd({2, 16, 3, 100}, 18), rnd({21, 16, 1, 1}, 19)}, kRtol, kAtol);
   expect_native_matches_reference(OpCode::Conv2d, attrs(conv({2, 2}, {0, 1, 1, 0})),
                                   {rnd({1, 3, 9, 131}, 20), rnd({7, 3, 3, 3}, 21)}, kRtol, kAtol);
+}
+
+TEST(TopiNnConv2d, PointwiseFlatPlanePath) {
+  // 1x1 unpadded stride-1 convs with few input channels: a GEMM over the flattened plane, with
+  // tails of the pixel tiles (63 and 196 pixels), of the channel tiles, batch 2 and a bias.
+  expect_native_matches_reference(OpCode::Conv2d, attrs(conv({1, 1}, {0, 0, 0, 0})),
+                                  {rnd({2, 40, 7, 9}, 40), rnd({22, 40, 1, 1}, 41), rnd({22}, 42)}, kRtol, kAtol);
+  expect_native_matches_reference(OpCode::Conv2d, attrs(conv({1, 1}, {0, 0, 0, 0})),
+                                  {rnd({1, 24, 14, 14}, 43), rnd({36, 24, 1, 1}, 44)}, kRtol, kAtol);
+  expect_native_matches_reference(OpCode::Conv2d, attrs(conv({1, 1}, {0, 0, 0, 0})),
+                                  {rnd({1, 5, 1, 3}, 45), rnd({4, 5, 1, 1}, 46)}, kRtol, kAtol);  // fewer pixels than a vector
 }
 
 TEST(TopiNnConv2d, GroupedDepthwiseAndF64) {
