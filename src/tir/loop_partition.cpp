@@ -18,10 +18,42 @@ void conjuncts(const Expr& c, std::vector<Expr>& out) {
 
 struct Candidate {
   Expr conjunct;
-  int64_t split = 0;  // the condition holds for loop values in [min, split)
+  int64_t split = 0;    // the condition holds for loop values in [min, split), or in [split, end) if suffix
+  bool suffix = false;
 };
 
-// Finds a guard conjunct in body that holds on a proper, non-empty prefix of [mn, mn + ext).
+// Whether conjunct c of a guard holds on a proper, non-empty prefix or suffix of [mn, mn + ext)
+// of loop variable v (the inner loops' variables ranged by `inner`).
+bool split_point(const Expr& c, const Expr& v, int64_t mn, int64_t ext, const RangeMap& inner, Candidate* out) {
+  if (!uses_var(c, v)) return false;
+  auto holds = [&](int64_t first, int64_t last) {
+    RangeMap r = inner;
+    r[v.get()] = {int_imm(first), int_imm(last)};
+    return can_prove(c, r);
+  };
+  const int64_t end = mn + ext - 1;
+  if (holds(mn, mn)) {
+    if (holds(mn, end)) return false;  // always true: simplify's business
+    int64_t lo = mn, hi = end;         // holds on [mn, lo], not on [mn, hi]
+    while (hi - lo > 1) {
+      int64_t mid = lo + (hi - lo) / 2;
+      (holds(mn, mid) ? lo : hi) = mid;
+    }
+    *out = {c, lo + 1, false};
+    return true;
+  }
+  if (!holds(end, end)) return false;
+  int64_t lo = mn, hi = end;  // holds on [hi, end], not on [lo, end]
+  while (hi - lo > 1) {
+    int64_t mid = lo + (hi - lo) / 2;
+    (holds(mid, end) ? hi : lo) = mid;
+  }
+  *out = {c, hi, true};
+  return true;
+}
+
+// Finds a guard conjunct in body (an if without else, or the condition of a select in a stored
+// value, such as a pad's "inside the input" test) that holds on a proper prefix or suffix of the loop.
 bool find_candidate(const Stmt& s, const Expr& v, int64_t mn, int64_t ext, RangeMap& inner, Candidate* out) {
   if (!s) return false;
   if (s->kind == StmtKind::For) {
@@ -35,23 +67,16 @@ bool find_candidate(const Stmt& s, const Expr& v, int64_t mn, int64_t ext, Range
   if (s->kind == StmtKind::IfThenElse && !s->else_body) {
     std::vector<Expr> cs;
     conjuncts(s->cond, cs);
-    for (const auto& c : cs) {
-      if (!uses_var(c, v)) continue;
-      auto holds_upto = [&](int64_t last) {
-        RangeMap r = inner;
-        r[v.get()] = {int_imm(mn), int_imm(last)};
-        return can_prove(c, r);
-      };
-      if (!holds_upto(mn)) continue;
-      int64_t lo = mn, hi = mn + ext - 1;  // holds up to lo; find the largest such
-      if (holds_upto(hi)) continue;        // always true: simplify's business
-      while (hi - lo > 1) {
-        int64_t mid = lo + (hi - lo) / 2;
-        (holds_upto(mid) ? lo : hi) = mid;
-      }
-      *out = {c, lo + 1};
-      return true;
-    }
+    for (const auto& c : cs)
+      if (split_point(c, v, mn, ext, inner, out)) return true;
+  }
+  if (s->kind == StmtKind::Store && s->value) {
+    std::vector<Expr> cs;
+    visit_expr(s->value, [&](const Expr& e) {
+      if (e->kind == ExprKind::Select) conjuncts(e->operands[0], cs);
+    });
+    for (const auto& c : cs)
+      if (split_point(c, v, mn, ext, inner, out)) return true;
   }
   if (s->kind == StmtKind::IfThenElse || s->kind == StmtKind::LetStmt || s->kind == StmtKind::Allocate)
     if (find_candidate(s->body, v, mn, ext, inner, out)) return true;
@@ -81,9 +106,17 @@ Stmt loop_partition(const Stmt& s) {
   RangeMap inner;
   Candidate c;
   if (!find_candidate(r->body, r->var, mn, ext, inner, &c)) return r;
-  Stmt main = for_loop(r->var, int_imm(mn), int_imm(c.split - mn), r->for_kind, replace_conjunct(r->body, c.conjunct));
+  // The piece where the conjunct holds drops it; the rest keeps the body as it was. Each piece is
+  // partitioned again (a pad's guard holds on a middle range: a suffix, then a prefix of it).
+  Stmt holds = replace_conjunct(r->body, c.conjunct);
+  if (c.suffix) {
+    Stmt head = for_loop(r->var, int_imm(mn), int_imm(c.split - mn), r->for_kind, r->body);
+    Stmt main = for_loop(r->var, int_imm(c.split), int_imm(mn + ext - c.split), r->for_kind, holds);
+    return seq({head, loop_partition(main)});
+  }
+  Stmt main = for_loop(r->var, int_imm(mn), int_imm(c.split - mn), r->for_kind, holds);
   Stmt tail = for_loop(r->var, int_imm(c.split), int_imm(mn + ext - c.split), r->for_kind, r->body);
-  return seq({main, tail});
+  return seq({loop_partition(main), tail});
 }
 
 PrimFunc loop_partition(PrimFunc f) {

@@ -1,5 +1,6 @@
 // Loop-partition pass: splits a loop whose body is guarded by a condition that holds on a prefix
-// of its range (a split's tail guard) into a guard-free main loop and a guarded tail loop.
+// of its range (a split's tail guard) or on a suffix (a pad's lower edge), in an if or in a
+// select's condition, into a guard-free main loop and guarded head or tail loops.
 #pragma once
 #include "tir/stmt.h"
 

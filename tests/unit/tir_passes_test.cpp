@@ -96,6 +96,19 @@ vectorized for in in [0, 6) {
 )");
 }
 
+TEST(TirLoopPartition, PeelsAPadsEdgesOffASelectInTheStoredValue) {
+  // B[l] = A[clamp(l - 1)] inside [1, 17), else 0: the middle loop loses the select and the clamp
+  // (a contiguous copy); the edges keep them.
+  Expr l = var("l");
+  Buffer a = buffer("A", DType::f32, {16}), b = buffer("B", DType::f32, {18});
+  Expr inside = logical_and(l >= 1, l < 17);
+  Expr src = load(a, {min(max(l - 1, int_imm(0)), int_imm(15))});
+  Stmt s = for_loop(l, int_imm(0), int_imm(18), ForKind::Serial, store(b, {l}, select(inside, src, float_imm(0.0))));
+  std::string text = print_stmt(simplify(loop_partition(s)));
+  EXPECT_NE(text.find("for l in [1, 17) {\n  B[l] = A[l - 1]\n}"), std::string::npos) << text;
+  EXPECT_EQ(text.find("for l in [0, 18)"), std::string::npos) << text;
+}
+
 TEST(TirRemoveNoOp, DropsSelfStoresUnusedLetsAndEmptyLoops) {
   Expr i = var("i"), x = var("x");
   Buffer b = buffer("B", DType::f32, {4}), t = buffer("T", DType::f32, {4});
