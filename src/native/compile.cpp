@@ -11,6 +11,7 @@
 #include "native/lower_function.h"
 #include "passes/fold_constants.h"
 #include "passes/fuse_ops.h"
+#include "passes/simplify_arith.h"
 #include "support/error.h"
 #include "topi/topi.h"
 
@@ -65,7 +66,7 @@ Compiled compile_native(const ir::Module& m, const CompileOptions& opts) {
   };
   Compiled out;
   auto t0 = std::chrono::steady_clock::now();
-  out.fused = is_fused(m) ? m : passes::fuse_ops(passes::fold_constants(m));
+  out.fused = is_fused(m) ? m : passes::fuse_ops(passes::simplify_arith(passes::fold_constants(m)));
   Plan plan;
   std::vector<tir::PrimFunc> funcs;
   LowerFunctionOptions lo;

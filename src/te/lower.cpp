@@ -162,8 +162,11 @@ class Lowerer {
       } else {
         const Expr& v = val.at(it->parent.get());
         const int64_t ie = ext.at(it->inner.get());
-        val[it->outer.get()] = v / tir::int_imm(ie);
-        val[it->inner.get()] = v % tir::int_imm(ie);
+        // With an axis of extent 1 the other one is v itself, not v % ie: the mod would hide that
+        // a tile of v is a tile of the axis from bound inference (dense's flattened (1, S) rows).
+        const bool outer_one = ext.at(it->outer.get()) == 1, inner_one = ie == 1;
+        val[it->outer.get()] = outer_one ? tir::int_imm(0) : v / tir::int_imm(ie);
+        val[it->inner.get()] = inner_one ? tir::int_imm(0) : outer_one ? v : v % tir::int_imm(ie);
       }
     }
     tir::VarMap vm;
@@ -325,7 +328,8 @@ class Lowerer {
         any = true;
         for (size_t d = 0; d < nd; ++d) {
           if (whole[d]) continue;
-          auto iv = tir::interval_of(x->operands[d], s.ranges);
+          // Simplified first: a fused axis split back into its parts ((m / S) * S + m % S) is m again.
+          auto iv = tir::interval_of(tir::simplify(x->operands[d]), s.ranges);
           if (!iv) {
             whole[d] = true;
             continue;

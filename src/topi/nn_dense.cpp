@@ -40,6 +40,19 @@ std::vector<Tensor> dense(const ir::CallNode& c, const std::vector<Tensor>& in) 
         return tir::select(n < N, w(tir::min(n, idx(N - 1)), kk), fconst(t, 0.0));
       }, "dense_wpack");
     }
+    if (os.size() == 3) {
+      // (B, S, K) rows flattened to B*S: one GEMM whose register tiles span the batch (the
+      // encoder's (S, 1, K) projections would otherwise be S products of one row each). The
+      // index (m / S) * S + m % S folds back to m.
+      const int64_t S = os[1];
+      Tensor Yf = te::compute({os[0] * S, N}, [&](Expr m, Expr n) {
+        return te::sum(x(m / S, m % S, k.var) * Wp(n / kBlock, k.var, n % kBlock), {k});
+      }, "dense_gemm");
+      return {te::compute(os, [&](Expr b, Expr i, Expr n) {
+        Expr v = Yf(b * S + i, n);
+        return has_bias ? v + in[2](n) : v;
+      }, "dense")};
+    }
     Y = te::compute(os, [&](const std::vector<Expr>& i) {
       Expr n = i.back();
       return te::sum(xrow(i) * Wp(n / kBlock, k.var, n % kBlock), {k});
@@ -91,16 +104,21 @@ void schedule_gemm(GroupSchedule& g, const char* reduction_name, const char* pac
   te::Operation red = find_stage(anchor, reduction_name), pack = find_stage(anchor, pack_name);
   const Shape& os = anchor.shape();
   const bool simple = g.outputs.size() == 1 && g.outputs[0].shape() == os && red && os.size() >= 2 &&
-                      red->dtype == DType::f32;
+                      red->dtype == DType::f32 && red->shape.size() >= 2 && red->shape.size() <= os.size();
   if (!simple) return schedule_injective(g);
   if (red.get() == g.outputs[0].op().get()) red = s.cache_write(g.outputs[0]).op();
   if (!inline_all_but(g, {red, pack})) return schedule_injective(g);
   te::Knobs local;
   te::Knobs& knobs = g.knobs ? *g.knobs : local;
-  const size_t r = os.size();
-  const int64_t M = os[r - 2], N = os[r - 1];
+  te::Stage& out = s[g.outputs[0]];
+  // A reduction of lower rank than the output computes the output's leading axes flattened
+  // (dense on 3-d data): fuse them likewise, so the tiles below are over the same rows.
+  const Shape& rs = red->shape;
+  const size_t r = rs.size();
+  for (size_t d = r; d < os.size(); ++d) out.fuse(out.leaves()[0], out.leaves()[1]);
+  const int64_t M = rs[r - 2], N = rs[r - 1];
   int64_t batch = 1;
-  for (size_t d = 0; d + 2 < r; ++d) batch *= os[d];
+  for (size_t d = 0; d + 2 < r; ++d) batch *= rs[d];
   if (pack) {
     te::Stage& p = *s.find(pack.get());
     te::Axis a = p.leaves()[0];
@@ -110,7 +128,6 @@ void schedule_gemm(GroupSchedule& g, const char* reduction_name, const char* pac
   int64_t tn = knobs.define("tile_n", {32, 16, 64, 48});
   if (tn % kBlock != 0) throw Error("gemm schedule: tile_n must be a multiple of 16");
   tn = std::min(tn, (N + kBlock - 1) / kBlock * kBlock);
-  te::Stage& out = s[g.outputs[0]];
   te::Axis m = out.leaves()[r - 2], n = out.leaves()[r - 1];
   auto [mo, no, mi, ni] = out.tile(m, n, tm, tn);
   out.reorder({no, mo});  // weight panel outer, rows inner

@@ -134,6 +134,10 @@ TEST(TopiNnDense, DenseAndMatmul) {
   expect_native_matches_reference(OpCode::Dense, nullptr, {rnd({5, 37}, 51), rnd({21, 37}, 52), rnd({21}, 53)}, kRtol,
                                   kAtol);
   expect_native_matches_reference(OpCode::Dense, nullptr, {rnd({2, 7, 40}, 54), rnd({33, 40}, 55)}, kRtol, kAtol);
+  // 3-d data: the rows are flattened into one GEMM, whose row tiles cross the first axis.
+  expect_native_matches_reference(OpCode::Dense, nullptr, {rnd({11, 1, 40}, 73), rnd({35, 40}, 74), rnd({35}, 75)},
+                                  kRtol, kAtol);
+  expect_native_matches_reference(OpCode::Dense, nullptr, {rnd({1, 13, 40}, 76), rnd({17, 40}, 77)}, kRtol, kAtol);
   expect_native_matches_reference(OpCode::Dense, nullptr, {rnd({13, 64}, 56), rnd({64, 64}, 57), rnd({64}, 58)}, kRtol,
                                   kAtol);
   expect_native_matches_reference(OpCode::Dense, nullptr, {rnd({9}, 59), rnd({3, 9}, 60)}, kRtol, kAtol);

@@ -1,0 +1,13 @@
+// Arithmetic simplification before native compilation: rewrites that make generated code cheaper
+// without changing results beyond rounding of the same operations.
+#pragma once
+#include "ir/module.h"
+
+namespace sy::passes {
+
+// power(x, 2) with a constant exponent of one element -> multiply(x, x): layer norm's variance
+// otherwise calls powf per element (its exponent is a kernel parameter, unknown to the compiler).
+// x * x is the correctly rounded square, which powf also returns.
+ir::Module simplify_arith(const ir::Module& m);
+
+}  // namespace sy::passes
