@@ -62,6 +62,12 @@ def main():
     with open(os.path.join(out, "bad_ir.sy"), "w") as f:
         f.write('def @main(%x: Tensor[(1, 4), float32]) -> Tensor[(1, 4), float32] {\n'
                 '  %0 = nn.relu(%x;\n  %0\n}\n')
+    # Integer division by a zero read at run time: generated code must not trap (SIGFPE).
+    with open(os.path.join(out, "int_div.sy"), "w") as f:
+        f.write('def @main(%a: Tensor[(2, 4), int32], %b: Tensor[(2, 4), int32]) -> Tensor[(2, 4), int32] {\n'
+                '  %0 = divide(%a, %b);\n  %0\n}\n')
+    np.save(os.path.join(out, "int_a.npy"), np.arange(8, dtype=np.int32).reshape(2, 4))
+    np.save(os.path.join(out, "int_b_zero.npy"), np.array([[1, 2, 0, 3], [1, 1, 1, 1]], np.int32))
 
 
 if __name__ == "__main__":
