@@ -120,6 +120,7 @@ std::vector<Tensor> Executable::run(const std::vector<Tensor>& inputs, int threa
     for (int v : c.outputs) args.push_back(resolve(v));
     int32_t rc = kernels_[ci](args.data());
     if (rc == 1) throw Error("kernel " + c.kernel + ": integer division or modulo by zero");
+    if (rc == 2) throw Error("kernel " + c.kernel + ": an index read from the data is out of range");
     if (rc != 0) throw Error("kernel " + c.kernel + " failed (code " + std::to_string(rc) + ")");
     lap(ci);
   }

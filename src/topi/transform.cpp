@@ -1,8 +1,8 @@
 // Computes of the layout transforms and indexed reads: reshape, transpose, concatenate, split,
 // strided_slice, take, gather_elements, gather_nd, broadcast_to, tile, trilu, one_hot. All are
 // index functions (inlined into their consumers by the injective schedule). Indices read from
-// tensors may be negative (counted from the end, as ONNX); out-of-range indices, which the
-// reference rejects, are clamped so that generated code never reads outside a buffer.
+// tensors may be negative (counted from the end, as ONNX); an out-of-range index is an error, as
+// in the reference (the kernel returns its fault code; see normalized_index).
 #include "ops/attrs.h"
 #include "support/error.h"
 #include "topi/elementwise.h"
@@ -28,11 +28,12 @@ std::vector<int64_t> strides_of(const Shape& s) {
 }
 
 // An index value read from a tensor, as int64, normalised into [0, dim) (negative counts from the
-// end; out of range clamped).
+// end). Out of range, sy_checked_index (generated code's preamble) flags the kernel's fault
+// "index out of range" and reads element 0 instead, so no read leaves the buffer.
 Expr normalized_index(const Expr& v, int64_t dim) {
   Expr i = cast_value(DType::i64, v);
   i = select(i < int_imm(0), i + int_imm(dim), i);
-  return tir::max(int_imm(0), tir::min(i, int_imm(dim - 1)));
+  return tir::call("sy_checked_index", DType::i64, {i, int_imm(dim)});
 }
 
 Computes reshape(const ir::CallNode& call, const Computes& in) {

@@ -33,6 +33,8 @@ CASES = {
                             1, ["division", "zero", "divide"]),
     "int_div_zero_reference": (["run", "{d}/int_div.sy", "--target", "reference", "--input", "a={d}/int_a.npy",
                                 "--input", "b={d}/int_b_zero.npy"], 1, ["division", "zero", "divide"]),
+    "gather_index_out_of_range": (["run", "{d}/take.sy", "--input", "a={d}/take_a.npy", "--input",
+                                   "i={d}/take_i_bad.npy"], 1, ["take", "out of range"]),
     "unknown_zoo_model": (["run", "zoo:resnet9000"], 1, ["resnet9000"]),
     "bad_flag": (["run", "{d}/good.onnx", "--frobnicate"], 2, ["frobnicate"]),
     "bad_threads": (["run", "{d}/good.onnx", "--threads", "-3"], None, ["threads"]),

@@ -68,6 +68,12 @@ def main():
                 '  %0 = divide(%a, %b);\n  %0\n}\n')
     np.save(os.path.join(out, "int_a.npy"), np.arange(8, dtype=np.int32).reshape(2, 4))
     np.save(os.path.join(out, "int_b_zero.npy"), np.array([[1, 2, 0, 3], [1, 1, 1, 1]], np.int32))
+    # A gather index read at run time that is out of range: an error, not a clamped read.
+    with open(os.path.join(out, "take.sy"), "w") as f:
+        f.write('def @main(%a: Tensor[(5, 3), float32], %i: Tensor[(2), int64]) -> Tensor[(2, 3), float32] {\n'
+                '  %0 = take(%a, %i);\n  %0\n}\n')
+    np.save(os.path.join(out, "take_a.npy"), np.arange(15, dtype=np.float32).reshape(5, 3))
+    np.save(os.path.join(out, "take_i_bad.npy"), np.array([1, 7], np.int64))
 
 
 if __name__ == "__main__":
