@@ -279,12 +279,8 @@ class TextPrinter {
     // Reserved once: growing a string of hundreds of MB by doubling costs more (page faults and
     // copies) than encoding the data.
     size_t need = os.size() + 16;
-    size_t blob_need = opts_.blob ? opts_.blob->size() : 0;
-    for (const ConstantNode* c : consts_) {
+    for (const ConstantNode* c : consts_)
       need += 96 + (opts_.constant_data && !opts_.blob ? base64_encoded_size(c->value.nbytes()) : 0);
-      blob_need += c->value.nbytes() + 64;
-    }
-    if (opts_.constant_data && opts_.blob) opts_.blob->reserve(blob_need);  // one allocation, no regrowth
     os.reserve(need);
     os += "constants {\n";
     for (const ConstantNode* c : consts_) {
@@ -298,10 +294,11 @@ class TextPrinter {
       if (!lit.empty()) {
         os += lit;
       } else if (opts_.constant_data && opts_.blob) {
-        std::string& blob = *opts_.blob;
-        blob.resize((blob.size() + 63) / 64 * 64);
-        os += "blob(" + std::to_string(blob.size()) + ")";
-        blob.append(static_cast<const char*>(t.raw()), t.nbytes());
+        BlobLayout& blob = *opts_.blob;
+        size_t offset = (blob.size + 63) / 64 * 64;
+        os += "blob(" + std::to_string(offset) + ")";
+        blob.entries.push_back({offset, t});
+        blob.size = offset + t.nbytes();
       } else if (opts_.constant_data) {
         os += "base64\"";
         size_t at = os.size();
@@ -325,6 +322,13 @@ class TextPrinter {
 };
 
 }  // namespace
+
+std::string BlobLayout::bytes() const {
+  std::string out(size, '\0');
+  for (const Entry& e : entries)
+    if (e.value.nbytes()) std::memcpy(out.data() + e.offset, e.value.raw(), e.value.nbytes());
+  return out;
+}
 
 std::string print_module(const Module& m, const PrintOptions& opts) { return TextPrinter(opts, &m).module(m); }
 

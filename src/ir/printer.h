@@ -9,19 +9,32 @@
 #pragma once
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "ir/module.h"
 
 namespace sy::ir {
 
+// Where the large constants go in the binary data beside the text (the artifact's form): each
+// at a 64-byte aligned offset, zero bytes between them. Only the placement is recorded, not a
+// copy of the bytes, so that a writer can stream hundreds of MB of weights from the tensors.
+struct BlobLayout {
+  struct Entry {
+    size_t offset;
+    Tensor value;  // shares the constant's storage
+  };
+  std::vector<Entry> entries;  // in increasing offset order
+  size_t size = 0;             // the end of the last entry
+  // The data itself, what parse_module takes as `blob` (a copy; for tests and small modules).
+  std::string bytes() const;
+};
+
 struct PrintOptions {
   // false: the data of large constants (> 16 elements) is replaced by "..." (readable, but no
   // longer parseable); small constants still print their values.
   bool constant_data = true;
-  // When set (and constant_data), the bytes of large constants are appended here, each at a
-  // 64-byte aligned offset, and printed as blob(OFFSET): binary weights beside the text (the
-  // artifact's form; parse_module takes the same blob back).
-  std::string* blob = nullptr;
+  // When set (and constant_data), large constants are placed here and printed as blob(OFFSET).
+  BlobLayout* blob = nullptr;
 };
 
 std::string print_module(const Module& m, const PrintOptions& opts = {});

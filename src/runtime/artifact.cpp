@@ -1,6 +1,7 @@
 // Writing and reading .sya artifacts.
 #include "runtime/artifact.h"
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -13,6 +14,7 @@
 #include "ir/verifier.h"
 #include "native/compile.h"
 #include "partition/partition_graph.h"
+#include "runtime/artifact_checksum.h"
 #include "support/error.h"
 #include "switchyard/version.h"
 
@@ -23,24 +25,6 @@ namespace {
 constexpr char kMagic[8] = {'S', 'W', 'Y', 'D', 'A', 'R', 'T', '\0'};
 constexpr const char* kModulePrefix = "module:";
 constexpr const char* kNativeLibrary = "native:library";
-
-// 64-bit checksum, eight bytes at a time (FNV-style mixing with a final avalanche): fast enough
-// for hundreds of megabytes of weights, and any flipped bit changes it.
-uint64_t checksum(const char* p, size_t n) {
-  uint64_t h = 0xcbf29ce484222325ull ^ n;
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    uint64_t w;
-    std::memcpy(&w, p + i, 8);
-    h = (h ^ w) * 0x100000001b3ull;
-    h ^= h >> 29;
-  }
-  for (; i < n; ++i) h = (h ^ static_cast<unsigned char>(p[i])) * 0x100000001b3ull;
-  h ^= h >> 33;
-  h *= 0xff51afd7ed558ccdull;
-  h ^= h >> 33;
-  return h;
-}
 
 void put_u32(std::string& out, uint32_t v) { out.append(reinterpret_cast<const char*>(&v), 4); }
 void put_u64(std::string& out, uint64_t v) { out.append(reinterpret_cast<const char*>(&v), 8); }
@@ -84,38 +68,69 @@ std::string read_file(const std::string& path) {
   return s.str();
 }
 
+// A section's content: built in memory, or (the constants) streamed from the tensors that hold
+// them, so that the weights are not copied into one more buffer of hundreds of MB on the way.
+struct Section {
+  std::string name;
+  std::string content;
+  const ir::BlobLayout* blob = nullptr;  // when set, the content is this layout's data
+
+  size_t size() const { return blob ? blob->size : content.size(); }
+  // Calls f(data, n) on consecutive pieces that together make up the content.
+  template <typename F>
+  void for_each_piece(F&& f) const {
+    if (!blob) {
+      f(content.data(), content.size());
+      return;
+    }
+    static constexpr char kZeros[64] = {};
+    size_t at = 0;
+    for (const ir::BlobLayout::Entry& e : blob->entries) {
+      while (at < e.offset) {  // alignment padding
+        size_t n = std::min(e.offset - at, sizeof kZeros);
+        f(kZeros, n);
+        at += n;
+      }
+      f(static_cast<const char*>(e.value.raw()), e.value.nbytes());
+      at += e.value.nbytes();
+    }
+  }
+};
+
 }  // namespace
 
 void save_artifact(const CompiledModel& model, const std::string& path) {
-  std::vector<std::pair<std::string, std::string>> sections;
+  std::vector<Section> sections;
   nlohmann::json meta;
   meta["writer"] = std::string("switchyard ") + SWITCHYARD_VERSION;
   meta["format_version"] = kArtifactFormatVersion;
   meta["backends"] = nlohmann::json::array();
   for (const auto& [name, _] : model.modules) meta["backends"].push_back(name);
   meta["native"] = model.native != nullptr;
-  sections.emplace_back("meta", meta.dump());
+  sections.push_back({"meta", meta.dump()});
   ir::PrintOptions po;
-  std::string weights;
+  ir::BlobLayout weights;
   po.blob = &weights;
-  sections.emplace_back("graph", ir::print_module(model.module, po));
-  sections.emplace_back("constants", std::move(weights));
-  for (const auto& [name, mod] : model.modules) sections.emplace_back(kModulePrefix + name, mod->save());
-  if (model.native) sections.emplace_back(kNativeLibrary, model.native->library_bytes());
+  sections.push_back({"graph", ir::print_module(model.module, po)});
+  sections.push_back({"constants", "", &weights});
+  for (const auto& [name, mod] : model.modules) sections.push_back({kModulePrefix + name, mod->save()});
+  if (model.native) sections.push_back({kNativeLibrary, model.native->library_bytes()});
 
   // The file checksum covers the header and every section's name, size and checksum; each
-  // section's checksum covers its content. Sections are written as they are (no second copy).
+  // section's checksum covers its content (one pass over the content before writing it).
   std::string head(kMagic, sizeof kMagic);
   put_u32(head, kArtifactFormatVersion);
   put_u32(head, static_cast<uint32_t>(sections.size()));
   std::vector<std::string> headers;
   std::string covered = head;
-  for (const auto& [name, content] : sections) {
+  for (const Section& sec : sections) {
+    Checksum sum(sec.size());
+    sec.for_each_piece([&](const char* p, size_t n) { sum.update(p, n); });
     std::string h;
-    put_u32(h, static_cast<uint32_t>(name.size()));
-    h += name;
-    put_u64(h, content.size());
-    put_u64(h, checksum(content.data(), content.size()));
+    put_u32(h, static_cast<uint32_t>(sec.name.size()));
+    h += sec.name;
+    put_u64(h, sec.size());
+    put_u64(h, sum.finish());
     covered += h;
     headers.push_back(std::move(h));
   }
@@ -126,12 +141,13 @@ void save_artifact(const CompiledModel& model, const std::string& path) {
   {
     std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
     if (!f) throw Error(path + ": cannot write the artifact");
-    f.write(head.data(), static_cast<std::streamsize>(head.size()));
+    auto write = [&f](const char* p, size_t n) { f.write(p, static_cast<std::streamsize>(n)); };
+    write(head.data(), head.size());
     for (size_t i = 0; i < sections.size(); ++i) {
-      f.write(headers[i].data(), static_cast<std::streamsize>(headers[i].size()));
-      f.write(sections[i].second.data(), static_cast<std::streamsize>(sections[i].second.size()));
+      write(headers[i].data(), headers[i].size());
+      sections[i].for_each_piece(write);
     }
-    f.write(trailer.data(), static_cast<std::streamsize>(trailer.size()));
+    write(trailer.data(), trailer.size());
     if (!f) throw Error(path + ": write failed (disk full?)");
   }
   std::error_code ec;

@@ -662,11 +662,14 @@ TEST(IrText, ConstantsAsBinaryBlobRoundTrip) {
   ir::Expr c = ir::constant(Tensor::from_vector<float>({40}, w));
   ir::Module m;
   m.functions["main"] = ir::function({x}, ir::call(ops::OpCode::Add, {x, c}));
-  std::string blob;
+  ir::BlobLayout layout;
   ir::PrintOptions po;
-  po.blob = &blob;
+  po.blob = &layout;
   std::string text = ir::print_module(m, po);
   EXPECT_NE(text.find("blob(0)"), std::string::npos) << text;
+  ASSERT_EQ(layout.entries.size(), 1u);
+  EXPECT_EQ(layout.size, 160u);
+  std::string blob = layout.bytes();
   EXPECT_EQ(blob.size(), 160u);
   Result<ir::Module> back = ir::parse_module(text, blob);
   ASSERT_TRUE(back.is_ok()) << back.status().message();
@@ -678,6 +681,29 @@ TEST(IrText, ConstantsAsBinaryBlobRoundTrip) {
   Result<ir::Module> cut = ir::parse_module(text, short_blob);
   ASSERT_FALSE(cut.is_ok());
   EXPECT_NE(cut.status().message().find("outside the 100-byte data"), std::string::npos) << cut.status().message();
+}
+
+// Each large constant starts at a 64-byte aligned offset; the gaps are zero bytes.
+TEST(IrText, BlobLayoutAlignsEachConstant) {
+  ir::Expr x = ir::var("x", ir::tensor_type({17}, DType::f32));
+  std::vector<float> a(17, 1.5f), b(17, -2.0f);
+  ir::Expr ca = ir::constant(Tensor::from_vector<float>({17}, a));
+  ir::Expr cb = ir::constant(Tensor::from_vector<float>({17}, b));
+  ir::Module m;
+  m.functions["main"] = ir::function({x}, ir::call(ops::OpCode::Add, {ir::call(ops::OpCode::Add, {x, ca}), cb}));
+  ir::BlobLayout layout;
+  ir::PrintOptions po;
+  po.blob = &layout;
+  std::string text = ir::print_module(m, po);
+  ASSERT_EQ(layout.entries.size(), 2u);
+  EXPECT_EQ(layout.entries[0].offset, 0u);
+  EXPECT_EQ(layout.entries[1].offset, 128u);  // 68 bytes, then padding to 128
+  EXPECT_EQ(layout.size, 128u + 68u);
+  std::string blob = layout.bytes();
+  EXPECT_EQ(blob.substr(68, 60), std::string(60, '\0'));
+  Result<ir::Module> back = ir::parse_module(text, blob);
+  ASSERT_TRUE(back.is_ok()) << back.status().message();
+  EXPECT_EQ(ir::print_module(back.value()), ir::print_module(m));
 }
 
 }  // namespace
