@@ -2,7 +2,6 @@
 #include "frontends/onnx/importer.h"
 
 #include <fcntl.h>
-#include <google/protobuf/io/coded_stream.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -18,6 +17,7 @@
 #include <unordered_map>
 
 #include "frontends/onnx/converters.h"
+#include "frontends/onnx/model_parse.h"
 #include "frontends/onnx/tensor_proto.h"
 #include "onnx/onnx.pb.h"
 
@@ -139,8 +139,9 @@ ir::Type input_type(const ::onnx::ValueInfoProto& vi, const ImportOptions& opts)
 
 class GraphImporter {
  public:
-  GraphImporter(const ::onnx::ModelProto& model, std::string model_dir, const ImportOptions& opts)
-      : model_(model), g_(model.graph()), model_dir_(std::move(model_dir)), opts_(opts) {}
+  GraphImporter(const ParsedModel& parsed, std::string model_dir, const ImportOptions& opts)
+      : model_(parsed.model), g_(model_.graph()), raw_data_(parsed.raw_data), model_dir_(std::move(model_dir)),
+        opts_(opts) {}
 
   ir::Module run() {
     int64_t opset = default_opset(model_);
@@ -168,10 +169,10 @@ class GraphImporter {
  private:
   // Initializers are converted on first use (unused ones cost nothing and may be of any dtype).
   void add_initializers() {
-    for (const auto& init : g_.initializer()) {
-      const std::string& name = init.name();
+    for (int i = 0; i < g_.initializer_size(); ++i) {
+      const std::string& name = g_.initializer(i).name();
       if (name.empty()) throw Error("not a valid ONNX model: an initializer has no name");
-      if (!inits_.emplace(name, &init).second)
+      if (!inits_.emplace(name, i).second)
         throw Error("not a valid ONNX model: initializer '" + name + "' is defined twice");
     }
     if (g_.sparse_initializer_size() > 0)
@@ -215,7 +216,9 @@ class GraphImporter {
     if (it != env_.end()) return it->second;
     auto init = inits_.find(name);
     if (init == inits_.end()) return nullptr;
-    ir::Expr c = ir::constant(tensor_from_proto(*init->second, model_dir_, "initializer '" + name + "'"));
+    int i = init->second;
+    ir::Expr c = ir::constant(tensor_from_proto(g_.initializer(i), model_dir_, "initializer '" + name + "'",
+                                                raw_data_[static_cast<size_t>(i)]));
     env_[name] = c;
     return c;
   }
@@ -278,10 +281,11 @@ class GraphImporter {
 
   const ::onnx::ModelProto& model_;
   const ::onnx::GraphProto& g_;
+  const std::vector<std::optional<std::string_view>>& raw_data_;  // per initializer
   std::string model_dir_;
   const ImportOptions& opts_;
   std::unordered_map<std::string, ir::Expr> env_;
-  std::unordered_map<std::string, const ::onnx::TensorProto*> inits_;
+  std::unordered_map<std::string, int> inits_;  // name -> index in g_.initializer()
   std::set<std::string> used_;
 };
 
@@ -322,13 +326,12 @@ ir::Module import_model(std::string_view bytes, const std::string& model_dir, co
   if (bytes.size() > static_cast<size_t>(INT_MAX))
     throw Error("model is " + std::to_string(bytes.size()) + " bytes; protobuf cannot parse more than 2 GiB "
                 "(store the weights as external data)");
-  ::onnx::ModelProto model;
-  google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(bytes.data()), static_cast<int>(bytes.size()));
-  in.SetTotalBytesLimit(static_cast<int>(std::min(opts.max_model_bytes, static_cast<size_t>(INT_MAX))));
-  if (!model.ParseFromCodedStream(&in) || !in.ConsumedEntireMessage())
+  // The weights stay in `bytes` (mapped from the file) until they are converted, once each.
+  ParsedModel parsed;
+  if (!parse_model(bytes, parsed))
     throw Error("not a valid ONNX model: protobuf parse failed (truncated or corrupted file?)");
-  if (!model.has_graph()) throw Error("not a valid ONNX model: no graph");
-  return GraphImporter(model, model_dir, opts).run();
+  if (!parsed.model.has_graph()) throw Error("not a valid ONNX model: no graph");
+  return GraphImporter(parsed, model_dir, opts).run();
 }
 
 }  // namespace

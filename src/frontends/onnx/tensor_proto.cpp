@@ -129,7 +129,8 @@ void check_count(const Field& f, int64_t numel, const std::string& what, const c
 
 }  // namespace
 
-Tensor tensor_from_proto(const TensorProto& p, const std::string& model_dir, const std::string& what) {
+Tensor tensor_from_proto(const TensorProto& p, const std::string& model_dir, const std::string& what,
+                         std::optional<std::string_view> raw_data) {
   auto dt = dtype_from_onnx(p.data_type());
   if (!dt) throw Error(what + ": unsupported dtype " + onnx_dtype_name(p.data_type()));
   if (p.has_segment()) throw Error(what + ": segmented tensors are unsupported");
@@ -140,23 +141,23 @@ Tensor tensor_from_proto(const TensorProto& p, const std::string& model_dir, con
   size_t nbytes = static_cast<size_t>(numel) * esize;
 
   bool external = p.data_location() == TensorProto::EXTERNAL;
-  if (external || p.has_raw_data()) {
+  if (external || raw_data || p.has_raw_data()) {
     std::string ext;
-    const std::string* bytes = &p.raw_data();
+    std::string_view bytes = raw_data ? *raw_data : std::string_view(p.raw_data());
     if (external) {
       ext = read_external(p, model_dir, what, nbytes);
-      bytes = &ext;
+      bytes = ext;
     }
-    if (bytes->size() != nbytes)
-      throw Error(what + ": raw_data has " + std::to_string(bytes->size()) + " bytes, shape " + shape_str(shape) +
+    if (bytes.size() != nbytes)
+      throw Error(what + ": raw_data has " + std::to_string(bytes.size()) + " bytes, shape " + shape_str(shape) +
                   " of " + std::string(dtype_name(*dt)) + " needs " + std::to_string(nbytes) +
                   " (initializer data size mismatch)");
     Tensor t = Tensor::uninitialized(*dt, shape);  // every byte is written below
     if (*dt == DType::boolean) {
       bool* out = t.data<bool>();
-      for (int64_t i = 0; i < numel; ++i) out[i] = (*bytes)[static_cast<size_t>(i)] != 0;
+      for (int64_t i = 0; i < numel; ++i) out[i] = bytes[static_cast<size_t>(i)] != 0;
     } else if (nbytes) {
-      std::memcpy(t.raw(), bytes->data(), nbytes);
+      std::memcpy(t.raw(), bytes.data(), nbytes);
     }
     return t;
   }
