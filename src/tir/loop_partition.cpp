@@ -97,9 +97,17 @@ Stmt replace_conjunct(const Stmt& s, const Expr& conjunct) {
 
 }  // namespace
 
+// Partitions loop r itself (its body already was), then each piece again at this level: a
+// concatenation's chain of selects becomes one loop per input.
+Stmt partition_loop(const Stmt& r);
+
 Stmt loop_partition(const Stmt& s) {
   if (!s) return s;
-  Stmt r = map_stmt(s, [](const Stmt& c) { return loop_partition(c); }, [](const Expr& e) { return e; });
+  return partition_loop(map_stmt(s, [](const Stmt& c) { return loop_partition(c); }, [](const Expr& e) { return e; }));
+}
+
+Stmt partition_loop(const Stmt& r) {
+  if (!r) return r;
   if (r->kind != StmtKind::For) return r;
   int64_t mn = 0, ext = 0;
   if (!is_int_const(r->min, &mn) || !is_int_const(r->extent, &ext) || ext < 2) return r;
@@ -107,16 +115,17 @@ Stmt loop_partition(const Stmt& s) {
   Candidate c;
   if (!find_candidate(r->body, r->var, mn, ext, inner, &c)) return r;
   // The piece where the conjunct holds drops it; the rest keeps the body as it was. Each piece is
-  // partitioned again (a pad's guard holds on a middle range: a suffix, then a prefix of it).
+  // partitioned again (a pad's guard holds on a middle range: a suffix, then a prefix of it); the
+  // ranges shrink, so this ends.
   Stmt holds = replace_conjunct(r->body, c.conjunct);
   if (c.suffix) {
     Stmt head = for_loop(r->var, int_imm(mn), int_imm(c.split - mn), r->for_kind, r->body);
     Stmt main = for_loop(r->var, int_imm(c.split), int_imm(mn + ext - c.split), r->for_kind, holds);
-    return seq({head, loop_partition(main)});
+    return seq({partition_loop(head), partition_loop(main)});
   }
   Stmt main = for_loop(r->var, int_imm(mn), int_imm(c.split - mn), r->for_kind, holds);
   Stmt tail = for_loop(r->var, int_imm(c.split), int_imm(mn + ext - c.split), r->for_kind, r->body);
-  return seq({loop_partition(main), tail});
+  return seq({partition_loop(main), partition_loop(tail)});
 }
 
 PrimFunc loop_partition(PrimFunc f) {

@@ -57,6 +57,28 @@ void schedule_output(te::Stage& st, const GroupSchedule& g) {
   }
 }
 
+// Elementwise outputs of rank >= 2: the trailing axes whose product first reaches a vector (an
+// NCHW plane) become the vector loop and the leading ones the parallel loop, so that per-channel
+// operands (bias, batch norm) are scalars of the outer loop instead of gathers through a division
+// of the fused index, and a concatenation's per-input selects depend on the outer loop alone.
+bool schedule_planes(te::Stage& st, const GroupSchedule& g) {
+  const te::Operation& op = st.op();
+  const size_t nd = op->shape.size();
+  if (nd < 2 || op->is_reduction()) return false;
+  size_t split = nd;
+  int64_t inner_n = 1;
+  while (split > 0 && inner_n < g.vector_lanes) inner_n *= op->shape[--split];
+  if (split == 0 || inner_n < g.vector_lanes) return false;
+  te::Axis outer = st.axis(0);
+  for (size_t d = 1; d < split; ++d) outer = st.fuse(outer, st.axis(d));
+  te::Axis inner = st.axis(split);
+  for (size_t d = split + 1; d < nd; ++d) inner = st.fuse(inner, st.axis(d));
+  auto [io, ii] = st.split(inner, g.vector_lanes);
+  st.vectorize(ii);
+  if (numel(op->shape) >= kParallelMin) st.parallel(outer);
+  return true;
+}
+
 }  // namespace
 
 void schedule_injective(GroupSchedule& g) {
@@ -76,7 +98,7 @@ void schedule_injective(GroupSchedule& g) {
   for (te::Stage* st : s.stages()) {
     const te::OperationNode* op = st->op().get();
     if (op->kind == te::OpKind::Compute && (outs.count(op) || roots.count(op) || op->is_reduction()))
-      if (st->attach() == te::AttachKind::Root) schedule_output(*st, g);
+      if (st->attach() == te::AttachKind::Root && !schedule_planes(*st, g)) schedule_output(*st, g);
   }
 }
 
