@@ -252,7 +252,10 @@ void schedule_conv2d(GroupSchedule& g) {
         p.vectorize(pwi);
       }
     }
-    d.reorder({d.reduce_axis(0), d.reduce_axis(1), d.reduce_axis(2), d.axis(2), d.axis(3)});
+    // Taps innermost and unrolled inside the vector loop: each vector of outputs accumulates in a
+    // register instead of being reloaded and stored once per tap.
+    d.reorder({d.axis(2), d.axis(3), d.reduce_axis(0), d.reduce_axis(1), d.reduce_axis(2)});
+    d.unroll(d.reduce_axis(0));
     d.unroll(d.reduce_axis(1));
     d.unroll(d.reduce_axis(2));
     if (th > 1) d.unroll(d.axis(2));
