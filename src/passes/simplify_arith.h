@@ -8,6 +8,9 @@ namespace sy::passes {
 // power(x, 2) with a constant exponent of one element -> multiply(x, x): layer norm's variance
 // otherwise calls powf per element (its exponent is a kernel parameter, unknown to the compiler).
 // x * x is the correctly rounded square, which powf also returns.
+//
+// nn.batch_norm with constant statistics -> (x - mean) * k + bias, k = scale / sqrt(var + eps)
+// folded in double as the reference computes it: no sqrt and divide per element.
 ir::Module simplify_arith(const ir::Module& m);
 
 }  // namespace sy::passes

@@ -1,8 +1,12 @@
-// passes::simplify_arith: power(x, 2) becomes x * x (same values), other exponents stay.
+// passes::simplify_arith: power(x, 2) becomes x * x (same values), other exponents stay; batch
+// norm with constant statistics becomes (x - mean) * k + bias with the reference's values.
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 #include "backends/reference/executor.h"
 #include "ir/visitor.h"
+#include "ops/attrs.h"
 #include "passes/simplify_arith.h"
 
 namespace sy {
@@ -41,6 +45,40 @@ TEST(SimplifyArith, OtherExponentsStay) {
   ir::Module s = passes::simplify_arith(pow_module(3.0f));
   EXPECT_EQ(count_op(s, ops::OpCode::Pow), 1);
   EXPECT_EQ(count_op(s, ops::OpCode::Mul), 0);
+}
+
+Tensor channel_values(std::vector<float> v) { return Tensor::from_vector<float>({static_cast<int64_t>(v.size())}, v); }
+
+TEST(SimplifyArith, BatchNormWithConstantStatisticsBecomesAffine) {
+  ir::Expr x = ir::var("x", ir::tensor_type({2, 3, 4, 5}, DType::f32));
+  ops::BatchNormAttrs a;
+  a.epsilon = 1e-3;
+  ir::Expr bn = ir::call(ops::OpCode::BatchNorm,
+                         {x, ir::constant(channel_values({1.5f, -0.5f, 2.0f})), ir::constant(channel_values({0.1f, 0.2f, -0.3f})),
+                          ir::constant(channel_values({0.4f, -1.0f, 0.0f})), ir::constant(channel_values({0.25f, 4.0f, 1.0f}))},
+                         a);
+  ir::Module m;
+  m.functions["main"] = ir::function({x}, bn);
+  ir::Module s = passes::simplify_arith(m);
+  EXPECT_EQ(count_op(s, ops::OpCode::BatchNorm), 0);
+  EXPECT_EQ(count_op(s, ops::OpCode::Mul), 1);
+  Tensor xv = Tensor::uninitialized(DType::f32, {2, 3, 4, 5});
+  for (int64_t i = 0; i < xv.numel(); ++i) xv.data<float>()[i] = std::sin(0.37f * static_cast<float>(i)) * 3.0f;
+  auto ra = reference::run_module(m, {xv}, {});
+  auto rb = reference::run_module(s, {xv}, {});
+  ASSERT_TRUE(ra.is_ok() && rb.is_ok());
+  for (int64_t i = 0; i < xv.numel(); ++i)
+    EXPECT_NEAR((*ra)[0].data<float>()[i], (*rb)[0].data<float>()[i], 1e-6f * (1.0f + std::abs((*ra)[0].data<float>()[i])))
+        << i;
+}
+
+TEST(SimplifyArith, BatchNormWithRuntimeStatisticsStays) {
+  ir::Expr x = ir::var("x", ir::tensor_type({1, 2, 3}, DType::f32));
+  ir::Expr mean = ir::var("mean", ir::tensor_type({2}, DType::f32));
+  ir::Expr c = ir::constant(channel_values({1.0f, 1.0f}));
+  ir::Module m;
+  m.functions["main"] = ir::function({x, mean}, ir::call(ops::OpCode::BatchNorm, {x, c, c, mean, c}, ops::BatchNormAttrs{}));
+  EXPECT_EQ(count_op(passes::simplify_arith(m), ops::OpCode::BatchNorm), 1);
 }
 
 }  // namespace
