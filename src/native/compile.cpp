@@ -13,6 +13,7 @@
 #include "passes/fuse_ops.h"
 #include "passes/simplify_arith.h"
 #include "support/error.h"
+#include "support/tensor_storage.h"
 #include "topi/topi.h"
 
 namespace sy::native {
@@ -28,6 +29,12 @@ std::vector<const ir::ExprNode*> primitive_calls(const ir::Module& m) {
   for (const ir::Expr& e : ir::post_order(m.main().body))
     if (auto* c = e->as<ir::CallNode>(); c && !c->is_op() && c->callee->as<ir::FunctionNode>()) out.push_back(e.get());
   return out;
+}
+
+// The packed weights live as long as the executable.
+ir::Module prepack(const ir::Module& m) {
+  LongLivedTensors weights;
+  return topi::prepack_constants(m);
 }
 
 // Marks the calls at the given positions with Fallback=<reason>.
@@ -73,7 +80,7 @@ Compiled compile_native(const ir::Module& m, const CompileOptions& opts) {
   lo.vector_lanes = opts.vector_lanes;
   // Lower every distinct kernel; groups that fail are marked Fallback and the plan redone once.
   for (int attempt = 0; attempt < 2; ++attempt) {
-    ir::Module packed = topi::prepack_constants(out.fused);
+    ir::Module packed = prepack(out.fused);
     plan = plan_module(packed);
     funcs.clear();
     std::map<size_t, std::string> failed;  // kernel index -> reason
@@ -117,7 +124,7 @@ Compiled compile_native(const ir::Module& m, const CompileOptions& opts) {
 
 std::shared_ptr<Executable> load_native(const ir::Module& fused, const std::string& library_bytes) {
   if (!is_fused(fused)) throw Error("the artifact's graph is not in fused form");
-  Plan plan = plan_module(topi::prepack_constants(fused));
+  Plan plan = plan_module(prepack(fused));
   std::shared_ptr<codegen::Module> lib =
       library_bytes.empty() ? nullptr : codegen::Module::load_from_bytes(library_bytes, topi::extern_table());
   for (const Call& c : plan.calls)

@@ -8,6 +8,7 @@
 #include "backends/reference/executor.h"
 #include "ir/type.h"
 #include "support/error.h"
+#include "support/tensor_storage.h"
 
 namespace sy::native {
 
@@ -26,9 +27,9 @@ Executable::Executable(Plan plan, std::shared_ptr<codegen::Module> library)
     if (!library_) throw Error("kernel " + c.kernel + " is not in the native library (there is none)");
     kernels_.push_back(library_->get(c.kernel));
   }
-  arena_storage_.resize(static_cast<size_t>(plan_.arena_bytes) + 64);
-  uintptr_t p = reinterpret_cast<uintptr_t>(arena_storage_.data());
-  arena_ = reinterpret_cast<char*>((p + 63) / 64 * 64);
+  arena_storage_ =
+      allocate_tensor_storage(static_cast<size_t>(plan_.arena_bytes), /*zeroed=*/true, StorageLifetime::long_lived);
+  arena_ = reinterpret_cast<char*>(arena_storage_.get());
 }
 
 std::string Executable::library_bytes() const { return library_ ? library_->so_bytes() : std::string(); }

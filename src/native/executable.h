@@ -47,7 +47,9 @@ class Executable {
   std::shared_ptr<codegen::Module> library_;
   std::vector<codegen::PackedKernel> kernels_;  // per call (null for external and fallback calls)
   std::vector<ir::Module> fallback_;            // per unique kernel: a module for the reference executor
-  mutable std::vector<char, std::allocator<char>> arena_storage_;
+  // Zeroed, 64-byte aligned, long-lived: a large arena is a fresh mapping, so its pages cost
+  // nothing until a run touches them.
+  std::shared_ptr<uint8_t[]> arena_storage_;
   char* arena_ = nullptr;
 };
 

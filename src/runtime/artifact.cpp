@@ -16,6 +16,7 @@
 #include "partition/partition_graph.h"
 #include "runtime/artifact_checksum.h"
 #include "support/error.h"
+#include "support/tensor_storage.h"
 #include "switchyard/version.h"
 
 namespace sy::runtime {
@@ -196,6 +197,7 @@ CompiledModel load_artifact(const std::string& path, const std::vector<const bac
   for (const char* needed : {"meta", "graph", "constants"})
     if (!sections.count(needed)) throw Error(path + ": corrupted artifact: no '" + needed + "' section");
 
+  LongLivedTensors model_lifetime;  // what is built from here on lives as long as the loaded model
   Result<ir::Module> parsed = ir::parse_module(std::string(sections["graph"]), sections["constants"]);
   if (!parsed.is_ok()) throw Error(path + ": corrupted artifact: graph: " + parsed.status().message());
   CompiledModel cm;

@@ -1,9 +1,9 @@
 #include "support/tensor.h"
 
-#include <cstdlib>
 #include <cstring>
-#include <new>
 #include <sstream>
+
+#include "support/tensor_storage.h"
 
 namespace sy {
 
@@ -25,13 +25,7 @@ std::string shape_str(const Shape& s) {
 Tensor::Tensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape)) {
   for (int64_t d : shape_) SY_CHECK(d >= 0) << "negative dimension in " << shape_str(shape_);
   numel_ = shape_numel(shape_);
-  size_t bytes = nbytes();
-  size_t alloc = ((bytes + 63) / 64) * 64;
-  if (alloc == 0) alloc = 64;
-  void* p = std::aligned_alloc(64, alloc);
-  if (!p) throw std::bad_alloc();
-  std::memset(p, 0, alloc);
-  storage_ = std::shared_ptr<uint8_t[]>(static_cast<uint8_t*>(p), [](uint8_t* q) { std::free(q); });
+  storage_ = allocate_tensor_storage(nbytes(), /*zeroed=*/true, current_tensor_lifetime());
 }
 
 Tensor Tensor::uninitialized(DType dtype, Shape shape) {
@@ -40,11 +34,7 @@ Tensor Tensor::uninitialized(DType dtype, Shape shape) {
   t.shape_ = std::move(shape);
   for (int64_t d : t.shape_) SY_CHECK(d >= 0) << "negative dimension in " << shape_str(t.shape_);
   t.numel_ = shape_numel(t.shape_);
-  size_t alloc = ((t.nbytes() + 63) / 64) * 64;
-  if (alloc == 0) alloc = 64;
-  void* p = std::aligned_alloc(64, alloc);
-  if (!p) throw std::bad_alloc();
-  t.storage_ = std::shared_ptr<uint8_t[]>(static_cast<uint8_t*>(p), [](uint8_t* q) { std::free(q); });
+  t.storage_ = allocate_tensor_storage(t.nbytes(), /*zeroed=*/false, current_tensor_lifetime());
   return t;
 }
 

@@ -20,6 +20,7 @@
 #include "frontends/onnx/model_parse.h"
 #include "frontends/onnx/tensor_proto.h"
 #include "onnx/onnx.pb.h"
+#include "support/tensor_storage.h"
 
 namespace sy::onnx {
 
@@ -331,6 +332,7 @@ ir::Module import_model(std::string_view bytes, const std::string& model_dir, co
   if (!parse_model(bytes, parsed))
     throw Error("not a valid ONNX model: protobuf parse failed (truncated or corrupted file?)");
   if (!parsed.model.has_graph()) throw Error("not a valid ONNX model: no graph");
+  LongLivedTensors weights;  // the initializers become the module's constants
   return GraphImporter(parsed, model_dir, opts).run();
 }
 
