@@ -92,5 +92,29 @@ TEST(OnnxModelParse, SameVerdictAsProtobufOnTruncatedAndMutatedBytes) {
   }
 }
 
+// Non-canonical varints: a tag or length padded to 5 bytes is still valid protobuf, longer is
+// not. The split must agree with protobuf either way.
+TEST(OnnxModelParse, PaddedVarintsGetProtobufsVerdict) {
+  std::string graph = small_model("a").graph().SerializeAsString();
+  ASSERT_LT(graph.size(), 128u);  // its length fits one varint byte
+  auto padded = [](uint8_t v, int bytes) {
+    std::string s;
+    for (int i = 0; i + 1 < bytes; ++i) s += static_cast<char>((i == 0 ? v : 0) | 0x80);
+    s += static_cast<char>(bytes == 1 ? v : 0);
+    return s;
+  };
+  for (int tag_bytes = 1; tag_bytes <= 7; ++tag_bytes)
+    for (int len_bytes = 1; len_bytes <= 7; ++len_bytes) {
+      std::string bytes = padded(0x3a, tag_bytes) + padded(static_cast<uint8_t>(graph.size()), len_bytes) + graph;
+      ::onnx::ModelProto expected;
+      bool ok = expected.ParseFromString(bytes);
+      ParsedModel p;
+      ASSERT_EQ(parse_model(bytes, p), ok) << tag_bytes << "-byte tag, " << len_bytes << "-byte length";
+      if (ok) {
+        EXPECT_EQ(restored(p), expected.SerializeAsString());
+      }
+    }
+}
+
 }  // namespace
 }  // namespace sy::onnx

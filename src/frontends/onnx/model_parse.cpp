@@ -27,6 +27,13 @@ bool read_varint(std::string_view s, size_t& pos, uint64_t& v) {
   return false;
 }
 
+// Tags and lengths are 32-bit varints of at most 5 bytes for protobuf; anything else is left to
+// protobuf to reject.
+bool read_varint32(std::string_view s, size_t& pos, uint64_t& v, uint64_t max) {
+  size_t start = pos;
+  return read_varint(s, pos, v) && pos - start <= 5 && v <= max;
+}
+
 // Walks the fields of one message: runs of fields other than `field` (length-delimited) go to
 // plain(run), each occurrence of `field` to special(payload). False when the framing is broken
 // or uses groups (then nothing should be trusted and the caller falls back to protobuf).
@@ -36,7 +43,7 @@ bool split(std::string_view msg, uint64_t field, Plain&& plain, Special&& specia
   while (pos < msg.size()) {
     size_t start = pos;
     uint64_t tag, n;
-    if (!read_varint(msg, pos, tag)) return false;
+    if (!read_varint32(msg, pos, tag, UINT32_MAX)) return false;
     switch (tag & 7) {
       case 0:
         if (!read_varint(msg, pos, n)) return false;
@@ -48,7 +55,7 @@ bool split(std::string_view msg, uint64_t field, Plain&& plain, Special&& specia
         pos += n;
         break;
       case kLengthDelimited: {
-        if (!read_varint(msg, pos, n) || n > msg.size() - pos) return false;
+        if (!read_varint32(msg, pos, n, INT32_MAX) || n > msg.size() - pos) return false;
         std::string_view payload = msg.substr(pos, n);
         pos += n;
         if (tag >> 3 == field) {
