@@ -5,7 +5,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -16,6 +16,7 @@
 #include "partition/partition_graph.h"
 #include "runtime/artifact_checksum.h"
 #include "support/error.h"
+#include "support/mapped_file.h"
 #include "support/tensor_storage.h"
 #include "switchyard/version.h"
 
@@ -31,7 +32,7 @@ void put_u32(std::string& out, uint32_t v) { out.append(reinterpret_cast<const c
 void put_u64(std::string& out, uint64_t v) { out.append(reinterpret_cast<const char*>(&v), 8); }
 
 struct Reader {
-  const std::string& data;
+  std::string_view data;
   std::string path;
   size_t pos = 0;
   void need(size_t n, const std::string& what) {
@@ -61,13 +62,6 @@ struct Reader {
   }
 };
 
-std::string read_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw Error(path + ": cannot open the artifact");
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
 
 // A section's content: built in memory, or (the constants) streamed from the tensors that hold
 // them, so that the weights are not copied into one more buffer of hundreds of MB on the way.
@@ -157,7 +151,17 @@ void save_artifact(const CompiledModel& model, const std::string& path) {
 }
 
 CompiledModel load_artifact(const std::string& path, const std::vector<const backends::Backend*>& available) {
-  const std::string data = read_file(path);
+  // Mapped, not read: the sections (hundreds of MB of weights) are checked and parsed in place.
+  std::error_code ec;
+  const auto file_size = std::filesystem::file_size(path, ec);
+  if (ec) throw Error(path + ": cannot open the artifact: " + ec.message());
+  std::optional<MappedFile> file;
+  try {
+    file.emplace(path, static_cast<size_t>(file_size), "the artifact");
+  } catch (const Error& e) {
+    throw Error(path + ": " + e.what());
+  }
+  const std::string_view data = file->view();
   Reader r{data, path};
   if (data.size() < sizeof kMagic || std::memcmp(data.data(), kMagic, sizeof kMagic) != 0)
     throw Error(path + ": not a Switchyard artifact (bad magic bytes)");
@@ -169,7 +173,7 @@ CompiledModel load_artifact(const std::string& path, const std::vector<const bac
                 "; recompile the model");
   r.need(4 + 8, "the section count and trailing checksum");
   uint32_t count = r.u32("the section count");
-  std::string covered = data.substr(0, r.pos);
+  std::string covered(data.substr(0, r.pos));
   std::map<std::string, std::string_view> sections;
   for (uint32_t i = 0; i < count; ++i) {
     std::string where = "section " + std::to_string(i + 1) + " of " + std::to_string(count);
@@ -181,7 +185,7 @@ CompiledModel load_artifact(const std::string& path, const std::vector<const bac
     std::string sname(name);
     uint64_t size = r.u64("section '" + sname + "' size");
     uint64_t sum = r.u64("section '" + sname + "' checksum");
-    covered.append(data, start, r.pos - start);
+    covered.append(data.substr(start, r.pos - start));
     std::string_view content = r.bytes(size, "section '" + sname + "'");
     if (checksum(content.data(), content.size()) != sum)
       throw Error(path + ": corrupted artifact: checksum of section '" + sname + "' does not match");

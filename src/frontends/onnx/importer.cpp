@@ -1,11 +1,6 @@
 // ONNX importer: parses a ModelProto (with a size limit) and converts its graph node by node.
 #include "frontends/onnx/importer.h"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstring>
 #include <string_view>
 
@@ -20,6 +15,7 @@
 #include "frontends/onnx/model_parse.h"
 #include "frontends/onnx/tensor_proto.h"
 #include "onnx/onnx.pb.h"
+#include "support/mapped_file.h"
 #include "support/tensor_storage.h"
 
 namespace sy::onnx {
@@ -290,35 +286,6 @@ class GraphImporter {
   std::set<std::string> used_;
 };
 
-// A read-only private mapping of a whole file.
-class MappedFile {
- public:
-  MappedFile(const std::string& path, size_t size) : size_(size) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) throw Error(std::string("cannot open model file: ") + std::strerror(errno));
-    if (size_ > 0) {
-      data_ = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
-      int err = errno;
-      ::close(fd);
-      if (data_ == MAP_FAILED) throw Error(std::string("cannot map model file: ") + std::strerror(err));
-    } else {
-      ::close(fd);
-    }
-  }
-  ~MappedFile() {
-    if (data_ && data_ != MAP_FAILED) ::munmap(data_, size_);
-  }
-  MappedFile(const MappedFile&) = delete;
-  MappedFile& operator=(const MappedFile&) = delete;
-  std::string_view view() const {
-    return data_ ? std::string_view(static_cast<const char*>(data_), size_) : std::string_view();
-  }
-
- private:
-  void* data_ = nullptr;
-  size_t size_;
-};
-
 ir::Module import_model(std::string_view bytes, const std::string& model_dir, const ImportOptions& opts) {
   if (bytes.size() > opts.max_model_bytes)
     throw Error("model is " + std::to_string(bytes.size()) + " bytes, over the limit of " +
@@ -353,7 +320,7 @@ Result<ir::Module> import_file(const std::string& path, const ImportOptions& opt
         throw Error("model file is " + std::to_string(size) + " bytes, over the limit of " +
                     std::to_string(opts.max_model_bytes) + " bytes");
       // Mapped rather than read: no copy of (possibly hundreds of MB of) weights before parsing.
-      MappedFile file(path, static_cast<size_t>(size));
+      MappedFile file(path, static_cast<size_t>(size), "model file");
       std::string dir = std::filesystem::path(path).parent_path().string();
       if (dir.empty()) dir = ".";
       return import_model(file.view(), dir, opts);
