@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "backends/reference/executor.h"
+#include "codegen/c/c_generator.h"
 #include "ir/type.h"
 #include "support/error.h"
 #include "support/tensor_storage.h"
@@ -120,9 +121,7 @@ std::vector<Tensor> Executable::run(const std::vector<Tensor>& inputs, int threa
     for (int v : c.inputs) args.push_back(resolve(v));
     for (int v : c.outputs) args.push_back(resolve(v));
     int32_t rc = kernels_[ci](args.data());
-    if (rc == 1) throw Error("kernel " + c.kernel + ": integer division or modulo by zero");
-    if (rc == 2) throw Error("kernel " + c.kernel + ": an index read from the data is out of range");
-    if (rc != 0) throw Error("kernel " + c.kernel + " failed (code " + std::to_string(rc) + ")");
+    if (rc != codegen::kKernelOk) throw Error("kernel " + c.kernel + ": " + codegen::kernel_fault_message(rc));
     lap(ci);
   }
   std::vector<Tensor> outs;

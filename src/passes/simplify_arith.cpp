@@ -9,16 +9,6 @@ namespace sy::passes {
 
 namespace {
 
-// The value of a one-element float constant, if e is one.
-bool scalar_constant(const ir::Expr& e, double* v) {
-  auto* k = e->as<ir::ConstantNode>();
-  if (!k || k->value.numel() != 1) return false;
-  if (k->value.dtype() == DType::f32) *v = k->value.data<float>()[0];
-  else if (k->value.dtype() == DType::f64) *v = k->value.data<double>()[0];
-  else return false;
-  return true;
-}
-
 // The values of a float constant of n elements as doubles, if e is one.
 bool float_constant(const ir::Expr& e, int64_t n, std::vector<double>* out) {
   auto* k = e->as<ir::ConstantNode>();
@@ -69,8 +59,8 @@ class Simplifier : public ir::ExprMutator {
  protected:
   ir::Expr rewrite_call(const ir::Expr& orig, const ir::CallNode* c, std::vector<ir::Expr> args,
                         ir::Expr callee) override {
-    double e = 0;
-    if (c->is_op() && c->op == ops::OpCode::Pow && args.size() == 2 && scalar_constant(args[1], &e) && e == 2.0 &&
+    std::vector<double> e;
+    if (c->is_op() && c->op == ops::OpCode::Pow && args.size() == 2 && float_constant(args[1], 1, &e) && e[0] == 2.0 &&
         ir::type_equal(args[0]->type, c->type))
       return ir::call(ops::OpCode::Mul, {args[0], args[0]});
     if (c->is_op() && c->op == ops::OpCode::BatchNorm)

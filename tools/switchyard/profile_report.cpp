@@ -19,10 +19,11 @@ namespace {
 struct Row {
   std::string kernel;
   std::string ops;    // the fused ops, anchor first
-  std::string shape;  // the anchor's output type
+  std::string shape;  // the anchor's argument and result shapes
   double seconds = 0;
   int launches = 0;
-  int64_t flops = 0;  // per run
+  int64_t flops = 0;           // per run
+  int64_t flops_per_call = 0;  // of the fused function (0 for external calls)
 };
 
 std::string dims(const ir::Type& t) {
@@ -73,22 +74,17 @@ void print_profile(std::ostream& os, const native::Plan& plan, const native::Cal
   for (size_t ci = 0; ci < plan.calls.size(); ++ci) {
     const native::Call& c = plan.calls[ci];
     Row& r = rows[c.kernel];
-    if (r.kernel.empty()) {
+    if (r.kernel.empty()) {  // first call of this kernel: describe it once
       r.kernel = c.external ? "@" + c.kernel : c.kernel;
       if (c.external) {
         r.ops = "external function";
       } else {
-        int64_t f = 0;
-        r.ops = fused_ops(*plan.kernels[static_cast<size_t>(c.function)]->as<ir::FunctionNode>(), r.shape, f);
+        r.ops = fused_ops(*plan.kernels[static_cast<size_t>(c.function)]->as<ir::FunctionNode>(), r.shape,
+                          r.flops_per_call);
         if (c.fallback) r.ops += " (reference fallback)";
       }
     }
-    if (!c.external) {
-      int64_t f = 0;
-      std::string unused;
-      fused_ops(*plan.kernels[static_cast<size_t>(c.function)]->as<ir::FunctionNode>(), unused, f);
-      r.flops += f;
-    }
+    r.flops += r.flops_per_call;
     r.seconds += times.seconds[ci] / times.runs;
     ++r.launches;
     total += times.seconds[ci] / times.runs;
