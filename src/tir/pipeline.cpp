@@ -23,8 +23,10 @@ PrimFunc run_default_passes(PrimFunc f, const PassOptions& opts) {
   dump("lower");
   f = simplify(std::move(f));
   dump("simplify");
+  // One growth bound for both rounds, from the size as lowered.
+  const int64_t partition_max = partition_limit(f.body);
   for (int round = 0; round < 2; ++round) {
-    f = loop_partition(std::move(f));
+    f = loop_partition(std::move(f), partition_max);
     dump("loop_partition");
     f = simplify(std::move(f));
     dump("simplify");
