@@ -1,6 +1,8 @@
 // Weight pre-packing for the blocked conv2d/dense kernels: the tensor transform and the module
 // rewrite that applies it once to constant weights of fused functions (see topi.h).
+#include <map>
 #include <unordered_map>
+#include <utility>
 
 #include "ir/module.h"
 #include "ir/visitor.h"
@@ -47,9 +49,12 @@ class Prepacker : public ir::ExprMutator {
     if (p == fn->params.size() || !args[p]->as<ir::ConstantNode>() || uses(*fn, fn->params[p].get()) != 1)
       return ir::ExprMutator::rewrite_call(orig, c, std::move(args), std::move(callee));
     const Tensor& w = args[p]->as<ir::ConstantNode>()->value;
-    auto it = packed_.find(args[p].get());
+    // One constant may feed several ops that pack it differently (a tied weight read as
+    // MatMul's B [K, N] and as a Gemm's transposed B [N, K]): the packing is keyed by both.
+    const PackKey key{args[p].get(), anchor->op};
+    auto it = packed_.find(key);
     if (it == packed_.end()) {
-      it = packed_.emplace(args[p].get(), ir::constant(pack_weight(*anchor, w))).first;
+      it = packed_.emplace(key, ir::constant(pack_weight(*anchor, w))).first;
       ++packed;
     }
     const Tensor& pw = it->second->as<ir::ConstantNode>()->value;
@@ -105,7 +110,10 @@ class Prepacker : public ir::ExprMutator {
       for (const ir::Expr& in : ir::node_inputs(e)) n += in.get() == v;
     return n;
   }
-  std::unordered_map<const ir::ExprNode*, ir::Expr> packed_;
+  // What pack_weight's layout depends on: the op (MatMul packs B by columns, Dense and Conv2d by
+  // rows; a constant's shape and dtype are its own).
+  using PackKey = std::pair<const ir::ExprNode*, ops::OpCode>;
+  std::map<PackKey, ir::Expr> packed_;
 };
 
 }  // namespace

@@ -175,7 +175,13 @@ struct Plan::Impl {
   std::unordered_map<const ir::ExprNode*, ir::Expr> binding;  // composite param -> outer expr
   std::unordered_map<const ir::ExprNode*, int> expr_val;
   std::unordered_map<const ir::ExprNode*, int> uses;
-  std::unordered_map<const ir::ExprNode*, std::vector<std::pair<md_t, int>>> weight_cache;
+  // A constant's values laid out for a primitive, keyed by how they were read (`user`: a tied
+  // weight is read as [K, N] by one matmul and transposed by another) and the layout asked for.
+  struct CachedWeight {
+    md_t user, target;
+    int value;
+  };
+  std::unordered_map<const ir::ExprNode*, std::vector<CachedWeight>> weight_cache;
   std::string where;  // op being lowered, for messages
   const std::unordered_set<const ir::ExprNode*>* inner_scope = nullptr;
 
@@ -343,8 +349,8 @@ struct Plan::Impl {
     ir::Expr e = resolve(e0);
     if (auto* c = e->as<ir::ConstantNode>()) {
       *temp = false;
-      for (auto& [md, v] : weight_cache[e.get()])
-        if (md == target) return v;
+      for (const CachedWeight& w : weight_cache[e.get()])
+        if (w.user == user && w.target == target) return w.value;
       if (c->value.dtype() != DType::f32) fail("weight of dtype " + std::string(dtype_name(c->value.dtype())));
       Buffer b;
       b.kind = Buffer::Const;
@@ -366,7 +372,7 @@ struct Plan::Impl {
         stats.weight_bytes += b.bytes;
       }
       int v = add_value(target, add_buffer(std::move(b)));
-      weight_cache[e.get()].push_back({target, v});
+      weight_cache[e.get()].push_back({user, target, v});
       return v;
     }
     *temp = true;
