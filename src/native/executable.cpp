@@ -28,12 +28,42 @@ Executable::Executable(Plan plan, std::shared_ptr<codegen::Module> library)
     if (!library_) throw Error("kernel " + c.kernel + " is not in the native library (there is none)");
     kernels_.push_back(library_->get(c.kernel));
   }
-  arena_storage_ =
-      allocate_tensor_storage(static_cast<size_t>(plan_.arena_bytes), /*zeroed=*/true, StorageLifetime::long_lived);
-  arena_ = reinterpret_cast<char*>(arena_storage_.get());
+  give_back(take_arena());
+}
+
+std::shared_ptr<uint8_t[]> Executable::take_arena() const {
+  {
+    std::lock_guard<std::mutex> lock(arenas_->mu);
+    if (!arenas_->free.empty()) {
+      std::shared_ptr<uint8_t[]> a = std::move(arenas_->free.back());
+      arenas_->free.pop_back();
+      return a;
+    }
+  }
+  return allocate_tensor_storage(static_cast<size_t>(plan_.arena_bytes), /*zeroed=*/true, StorageLifetime::long_lived);
+}
+
+void Executable::give_back(std::shared_ptr<uint8_t[]> arena) const {
+  std::lock_guard<std::mutex> lock(arenas_->mu);
+  arenas_->free.push_back(std::move(arena));
 }
 
 std::string Executable::library_bytes() const { return library_ ? library_->so_bytes() : std::string(); }
+
+// A backend module's results are checked against the function's type before any kernel reads
+// them: a wrong count, shape or dtype is an error naming the region, never a wrong read.
+void Executable::check_external_results(const Call& c, const std::vector<Tensor>& got) const {
+  if (got.size() != c.outputs.size())
+    throw Error("region @" + c.kernel + " returned " + std::to_string(got.size()) + " results, expected " +
+                std::to_string(c.outputs.size()));
+  for (size_t k = 0; k < got.size(); ++k) {
+    const Value& v = plan_.values[static_cast<size_t>(c.outputs[k])];
+    if (!got[k].defined() || got[k].dtype() != v.dtype || got[k].shape() != v.shape)
+      throw Error("region @" + c.kernel + " result " + std::to_string(k) + ": expected " +
+                  ir::type_str(ir::tensor_type(v.shape, v.dtype)) + ", got " +
+                  (got[k].defined() ? ir::type_str(ir::tensor_type(got[k].shape(), got[k].dtype())) : "no tensor"));
+  }
+}
 
 template <typename Resolve>
 void Executable::run_fallback(size_t ci, const Resolve& resolve) const {
@@ -62,6 +92,14 @@ std::vector<Tensor> Executable::run(const std::vector<Tensor>& inputs, int threa
                   (inputs[i].defined() ? ", got " + ir::type_str(ir::tensor_type(inputs[i].shape(), inputs[i].dtype())) : ""));
   }
   if (threads > 0) omp_set_num_threads(threads);
+  // This run's activation memory, back to the pool when the run ends (or throws).
+  std::shared_ptr<uint8_t[]> arena_storage = take_arena();
+  struct Lease {
+    const Executable* self;
+    std::shared_ptr<uint8_t[]>& arena;
+    ~Lease() { self->give_back(std::move(arena)); }
+  } lease{this, arena_storage};
+  char* const arena = reinterpret_cast<char*>(arena_storage.get());
   std::vector<Tensor> fresh(plan_.outputs.size());
   std::vector<std::vector<Tensor>> ext(plan_.calls.size());
   std::vector<void*> ptr(plan_.values.size(), nullptr);
@@ -72,7 +110,7 @@ std::vector<Tensor> Executable::run(const std::vector<Tensor>& inputs, int threa
     switch (val.kind) {
       case ValueKind::Input: ptr[v] = const_cast<void*>(inputs[static_cast<size_t>(val.index)].raw()); break;
       case ValueKind::Constant: ptr[v] = const_cast<void*>(plan_.constants[static_cast<size_t>(val.index)].raw()); break;
-      case ValueKind::Storage: ptr[v] = arena_ + val.offset; break;
+      case ValueKind::Storage: ptr[v] = arena + val.offset; break;
       case ValueKind::Output:
         fresh[static_cast<size_t>(val.index)] = Tensor::uninitialized(val.dtype, val.shape);
         ptr[v] = fresh[static_cast<size_t>(val.index)].raw();
@@ -107,7 +145,7 @@ std::vector<Tensor> Executable::run(const std::vector<Tensor>& inputs, int threa
         in.push_back(Tensor::wrap(resolve(v), val.dtype, val.shape));
       }
       ext[ci] = external(c.kernel, in);
-      SY_CHECK(ext[ci].size() == c.outputs.size()) << "@" << c.kernel << " returned " << ext[ci].size() << " results";
+      check_external_results(c, ext[ci]);
       for (size_t k = 0; k < c.outputs.size(); ++k) ptr[static_cast<size_t>(c.outputs[k])] = ext[ci][k].raw();
       lap(ci);
       continue;

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -29,7 +30,9 @@ class Executable {
   Executable(Plan plan, std::shared_ptr<codegen::Module> library);
 
   // Runs on inputs (checked against the plan's input types, errors name the input);
-  // one tensor per result of @main.
+  // one tensor per result of @main. Safe to call from several threads at once: each run takes an
+  // activation arena of its own from a pool (kernels keep no state; a backend module that does
+  // must serialize its own runs).
   // With `times`, each call is timed (adds a clock read per call) and added to it.
   std::vector<Tensor> run(const std::vector<Tensor>& inputs, int threads, const ExternalRunner& external,
                           CallTimes* times = nullptr) const;
@@ -42,15 +45,22 @@ class Executable {
  private:
   template <typename Resolve>
   void run_fallback(size_t call, const Resolve& resolve) const;
+  void check_external_results(const Call& c, const std::vector<Tensor>& got) const;
 
   Plan plan_;
   std::shared_ptr<codegen::Module> library_;
   std::vector<codegen::PackedKernel> kernels_;  // per call (null for external and fallback calls)
   std::vector<ir::Module> fallback_;            // per unique kernel: a module for the reference executor
-  // Zeroed, 64-byte aligned, long-lived: a large arena is a fresh mapping, so its pages cost
-  // nothing until a run touches them.
-  std::shared_ptr<uint8_t[]> arena_storage_;
-  char* arena_ = nullptr;
+  // Activation arenas not in use by a run. Zeroed, 64-byte aligned, long-lived: a large arena is
+  // a fresh mapping, so its pages cost nothing until a run touches them. One is made up front; a
+  // run that finds none free (another thread is running) makes another, kept for later runs.
+  struct ArenaPool {
+    std::mutex mu;
+    std::vector<std::shared_ptr<uint8_t[]>> free;
+  };
+  std::shared_ptr<uint8_t[]> take_arena() const;
+  void give_back(std::shared_ptr<uint8_t[]> arena) const;
+  std::shared_ptr<ArenaPool> arenas_ = std::make_shared<ArenaPool>();
 };
 
 }  // namespace sy::native

@@ -94,7 +94,8 @@ Expr reduce_max(Expr source, std::vector<IterVar> axes);
 Expr reduce_min(Expr source, std::vector<IterVar> axes);
 
 // An extern stage: output = shape/dtype; generated code calls func(inputs..., output, args...)
-// with one pointer per buffer (row-major, dense) and the scalar args as C scalars.
+// with one pointer per buffer (row-major, dense) and the scalar args as C scalars. func returns
+// an int32_t fault code (codegen::KernelFault, 0 when none), which the kernel returns.
 Tensor extern_op(std::string name, Shape shape, DType dtype, std::vector<Tensor> inputs, std::string func,
                  std::vector<Expr> args = {});
 

@@ -102,9 +102,12 @@ Expr binary_value(const ir::CallNode& call, const Expr& a, const Expr& b) {
       return call.attrs_as<ops::ModAttrs>().fmod ? c_fmod(a, b) : python_mod(a, b);
     case OpCode::Maximum:
     case OpCode::Minimum: {
-      Expr m = call.op == OpCode::Maximum ? select(a < b, b, a) : select(b < a, b, a);
-      if (!fl) return m;
-      return select(tir::logical_or(is_nan(a), is_nan(b)), tir::float_imm(std::numeric_limits<double>::quiet_NaN(), t), m);
+      if (!fl) return call.op == OpCode::Maximum ? select(a < b, b, a) : select(b < a, b, a);
+      // NaN propagates. A helper of the generated code's preamble, chosen by bit masks: GCC 12
+      // -O3 miscompiled the nested isnan()||isnan() ? NAN : select form in an omp simd loop.
+      return tir::call(std::string(call.op == OpCode::Maximum ? "sy_nanmax_" : "sy_nanmin_") +
+                           (t == DType::f32 ? "float" : "double"),
+                       t, {a, b});
     }
     case OpCode::PRelu: return select(a < cst(t, 0), b * a, a);
     case OpCode::Equal: return tir::eq(a, b);

@@ -12,6 +12,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "codegen/c/c_generator.h"
 #include "support/dtype.h"
 #include "support/wrap_arith.h"
 #include "topi/topi.h"
@@ -34,10 +35,12 @@ int64_t index_at(const void* p, int64_t index_dtype, int64_t i) {
   return static_cast<const int64_t*>(p)[i];
 }
 
-// Negative indices count from the end; out of range (which the reference rejects) is clamped.
-int64_t normalize(int64_t v, int64_t dim) {
+// Negative indices count from the end; out of range is an error, as in the reference (the
+// offset of the bad index is not used: the caller returns the fault before reading or writing).
+bool normalize(int64_t v, int64_t dim, int64_t* out) {
   if (v < 0) v += dim;
-  return std::clamp<int64_t>(v, 0, dim - 1);
+  *out = v;
+  return v >= 0 && v < dim;
 }
 
 template <typename T>
@@ -56,7 +59,7 @@ void apply(int64_t reduction, T& dst, T v) {
 
 extern "C" {
 
-void sy_topi_cumsum(const void* x, void* out, int64_t dtype, int64_t outer, int64_t D, int64_t inner,
+int32_t sy_topi_cumsum(const void* x, void* out, int64_t dtype, int64_t outer, int64_t D, int64_t inner,
                     int64_t exclusive, int64_t reverse) {
   sy::dispatch_dtype(static_cast<DType>(dtype), [&]<typename T>(T) {
     if constexpr (!std::is_same_v<T, bool>) {
@@ -76,9 +79,10 @@ void sy_topi_cumsum(const void* x, void* out, int64_t dtype, int64_t outer, int6
       }
     }
   });
+  return sy::codegen::kKernelOk;
 }
 
-void sy_topi_scatter_elements(const void* data, const void* indices, const void* updates, void* out, int64_t dtype,
+int32_t sy_topi_scatter_elements(const void* data, const void* indices, const void* updates, void* out, int64_t dtype,
                               int64_t index_dtype, int64_t reduction, int64_t rank, int64_t axis, int64_t d0,
                               int64_t d1, int64_t d2, int64_t d3, int64_t d4, int64_t d5, int64_t d6, int64_t d7,
                               int64_t i0, int64_t i1, int64_t i2, int64_t i3, int64_t i4, int64_t i5, int64_t i6,
@@ -93,6 +97,7 @@ void sy_topi_scatter_elements(const void* data, const void* indices, const void*
   }
   const size_t esize = sy::dtype_size(static_cast<DType>(dtype));
   std::memcpy(out, data, static_cast<size_t>(n_data) * esize);
+  bool fault = false;
   sy::dispatch_dtype(static_cast<DType>(dtype), [&]<typename T>(T) {
     T* o = static_cast<T*>(out);
     const T* up = static_cast<const T*>(updates);
@@ -101,15 +106,17 @@ void sy_topi_scatter_elements(const void* data, const void* indices, const void*
       for (int64_t d = rank; d-- > 0;) {
         int64_t c = rem % ishape[d];
         rem /= ishape[d];
-        if (d == axis) c = normalize(index_at(indices, index_dtype, i), dshape[axis]);
+        if (d == axis && !normalize(index_at(indices, index_dtype, i), dshape[axis], &c)) fault = true;
         off += c * dst[d];
       }
+      if (fault) return;
       apply<T>(reduction, o[off], up[i]);
     }
   });
+  return fault ? sy::codegen::kFaultIndexOutOfRange : sy::codegen::kKernelOk;
 }
 
-void sy_topi_scatter_nd(const void* data, const void* indices, const void* updates, void* out, int64_t dtype,
+int32_t sy_topi_scatter_nd(const void* data, const void* indices, const void* updates, void* out, int64_t dtype,
                         int64_t index_dtype, int64_t reduction, int64_t rank, int64_t q, int64_t tuples, int64_t d0,
                         int64_t d1, int64_t d2, int64_t d3, int64_t d4, int64_t d5, int64_t d6, int64_t d7) {
   const int64_t dshape[8] = {d0, d1, d2, d3, d4, d5, d6, d7};
@@ -121,18 +128,25 @@ void sy_topi_scatter_nd(const void* data, const void* indices, const void* updat
   const int64_t slice = st[q - 1];  // elements of data.shape[q:]
   const size_t esize = sy::dtype_size(static_cast<DType>(dtype));
   std::memcpy(out, data, static_cast<size_t>(n_data) * esize);
+  bool fault = false;
   sy::dispatch_dtype(static_cast<DType>(dtype), [&]<typename T>(T) {
     T* o = static_cast<T*>(out);
     const T* up = static_cast<const T*>(updates);
     for (int64_t t = 0; t < tuples; ++t) {
       int64_t off = 0;
-      for (int64_t j = 0; j < q; ++j) off += normalize(index_at(indices, index_dtype, t * q + j), dshape[j]) * st[j];
+      for (int64_t j = 0; j < q; ++j) {
+        int64_t c = 0;
+        if (!normalize(index_at(indices, index_dtype, t * q + j), dshape[j], &c)) fault = true;
+        off += c * st[j];
+      }
+      if (fault) return;
       for (int64_t e = 0; e < slice; ++e) apply<T>(reduction, o[off + e], up[t * slice + e]);
     }
   });
+  return fault ? sy::codegen::kFaultIndexOutOfRange : sy::codegen::kKernelOk;
 }
 
-void sy_topi_topk_indices(const void* x, int64_t* out, int64_t dtype, int64_t outer, int64_t D, int64_t inner,
+int32_t sy_topi_topk_indices(const void* x, int64_t* out, int64_t dtype, int64_t outer, int64_t D, int64_t inner,
                           int64_t k, int64_t largest) {
   sy::dispatch_dtype(static_cast<DType>(dtype), [&]<typename T>(T) {
     const T* in = static_cast<const T*>(x);
@@ -153,9 +167,10 @@ void sy_topi_topk_indices(const void* x, int64_t* out, int64_t dtype, int64_t ou
       for (int64_t j = 0; j < k; ++j) out[(o * k + j) * inner + i] = order[static_cast<size_t>(j)];
     }
   });
+  return sy::codegen::kKernelOk;
 }
 
-void sy_topi_reduce_prod(const void* x, void* out, int64_t dtype, int64_t rank, int64_t reduced_mask, int64_t d0,
+int32_t sy_topi_reduce_prod(const void* x, void* out, int64_t dtype, int64_t rank, int64_t reduced_mask, int64_t d0,
                          int64_t d1, int64_t d2, int64_t d3, int64_t d4, int64_t d5, int64_t d6, int64_t d7) {
   const int64_t dims[8] = {d0, d1, d2, d3, d4, d5, d6, d7};
   // Output strides of the kept axes (row-major over the kept axes; reduced axes stride 0).
@@ -185,6 +200,7 @@ void sy_topi_reduce_prod(const void* x, void* out, int64_t dtype, int64_t rank, 
       for (int64_t j = 0; j < n_out; ++j) o[j] = static_cast<T>(acc[static_cast<size_t>(j)]);
     }
   });
+  return sy::codegen::kKernelOk;
 }
 
 }  // extern "C"

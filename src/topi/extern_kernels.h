@@ -16,19 +16,21 @@ void register_extern_kernels(Registry& r);
 
 }  // namespace sy::topi
 
+// Each returns a fault code of generated code (codegen::KernelFault; 0 when none), which the
+// calling kernel returns: an out-of-range scatter index is an error, as in the reference.
 extern "C" {
-void sy_topi_cumsum(const void* x, void* out, int64_t dtype, int64_t outer, int64_t D, int64_t inner,
+int32_t sy_topi_cumsum(const void* x, void* out, int64_t dtype, int64_t outer, int64_t D, int64_t inner,
                     int64_t exclusive, int64_t reverse);
-void sy_topi_scatter_elements(const void* data, const void* indices, const void* updates, void* out, int64_t dtype,
+int32_t sy_topi_scatter_elements(const void* data, const void* indices, const void* updates, void* out, int64_t dtype,
                               int64_t index_dtype, int64_t reduction, int64_t rank, int64_t axis, int64_t d0,
                               int64_t d1, int64_t d2, int64_t d3, int64_t d4, int64_t d5, int64_t d6, int64_t d7,
                               int64_t i0, int64_t i1, int64_t i2, int64_t i3, int64_t i4, int64_t i5, int64_t i6,
                               int64_t i7);
-void sy_topi_scatter_nd(const void* data, const void* indices, const void* updates, void* out, int64_t dtype,
+int32_t sy_topi_scatter_nd(const void* data, const void* indices, const void* updates, void* out, int64_t dtype,
                         int64_t index_dtype, int64_t reduction, int64_t rank, int64_t q, int64_t tuples, int64_t d0,
                         int64_t d1, int64_t d2, int64_t d3, int64_t d4, int64_t d5, int64_t d6, int64_t d7);
-void sy_topi_topk_indices(const void* x, int64_t* out, int64_t dtype, int64_t outer, int64_t D, int64_t inner,
+int32_t sy_topi_topk_indices(const void* x, int64_t* out, int64_t dtype, int64_t outer, int64_t D, int64_t inner,
                           int64_t k, int64_t largest);
-void sy_topi_reduce_prod(const void* x, void* out, int64_t dtype, int64_t rank, int64_t reduced_mask, int64_t d0,
+int32_t sy_topi_reduce_prod(const void* x, void* out, int64_t dtype, int64_t rank, int64_t reduced_mask, int64_t d0,
                          int64_t d1, int64_t d2, int64_t d3, int64_t d4, int64_t d5, int64_t d6, int64_t d7);
 }

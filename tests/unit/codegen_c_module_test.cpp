@@ -8,8 +8,9 @@ using namespace sy;
 using namespace sy::nativetest;
 using te::Expr;
 
-extern "C" void sy_test_extern_scale(const float* in, float* out, int64_t n, float factor) {
+extern "C" int32_t sy_test_extern_scale(const float* in, float* out, int64_t n, float factor) {
   for (int64_t i = 0; i < n; ++i) out[i] = in[i] * factor;
+  return 0;
 }
 
 namespace {
@@ -53,7 +54,8 @@ TEST(CodegenCModule, ExternFunctionDefinedInExtraSource) {
   te::Schedule s({R});
   codegen::BuildOptions o = build_options();
   o.source.extra_source =
-      "void reverse_i32(const int32_t* a, int32_t* r, int64_t n) { for (int64_t i = 0; i < n; ++i) r[i] = a[n - 1 - i]; }";
+      "int32_t reverse_i32(const int32_t* a, int32_t* r, int64_t n) { for (int64_t i = 0; i < n; ++i) r[i] = a[n - 1 - i]; "
+      "return 0; }";
   auto m = build_one(te::lower(s, {A, R}, "rev"), o);
   Tensor a = Tensor::from_vector<int32_t>({6}, {1, 2, 3, 4, 5, 6}), r(DType::i32, {6});
   run(*m, "rev", {&a, &r});
