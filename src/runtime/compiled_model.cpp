@@ -1,7 +1,10 @@
 // Building and running a partitioned module.
 #include "runtime/compiled_model.h"
 
+#include <set>
+
 #include "backends/reference/executor.h"
+#include "partition/inline_regions.h"
 #include "partition/partition_graph.h"
 #include "support/error.h"
 
@@ -19,12 +22,31 @@ const backends::Backend& find_backend(const std::string& name, const std::vector
 
 CompiledModel build_modules(const ir::Module& partitioned, const std::vector<const backends::Backend*>& available) {
   CompiledModel cm;
-  cm.module = partitioned;
+  std::set<std::string> failed;
   for (auto& [backend, fns] : partition::extern_functions(partitioned)) {
     const backends::Backend& b = find_backend(backend, available);
-    cm.modules[backend] = b.compile(fns);
+    try {
+      cm.modules[backend] = b.compile(fns);
+    } catch (const Error& all) {
+      // Only on failure: build each function alone to learn which ones the backend cannot take.
+      std::vector<backends::ExternFunction> ok;
+      for (const auto& f : fns) {
+        try {
+          b.compile({f});
+          ok.push_back(f);
+        } catch (const Error& e) {
+          failed.insert(f.symbol);
+          cm.fallbacks.push_back(backend + " could not build region @" + f.symbol + " (" + e.what() +
+                                 "); it runs natively");
+        }
+      }
+      if (ok.size() == fns.size()) throw Error(backend + ": building its regions together failed: " + all.what());
+      if (!ok.empty()) cm.modules[backend] = b.compile(ok);
+      fns = ok;
+    }
     for (const auto& f : fns) cm.backend_of[f.symbol] = backend;
   }
+  cm.module = partition::inline_regions(partitioned, failed);
   return cm;
 }
 
@@ -32,7 +54,11 @@ std::vector<Tensor> CompiledModel::run(const std::vector<Tensor>& inputs, int th
   auto external = [this](const std::string& symbol, const std::vector<Tensor>& args) {
     auto it = backend_of.find(symbol);
     SY_CHECK(it != backend_of.end()) << "no runtime module holds @" << symbol;
-    return modules.at(it->second)->run(symbol, args);
+    try {
+      return modules.at(it->second)->run(symbol, args);
+    } catch (const Error& e) {
+      throw Error(it->second + " region @" + symbol + ": " + e.what());
+    }
   };
   if (native) return native->run(inputs, threads, external, times);
   reference::ExecOptions opts;

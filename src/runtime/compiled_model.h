@@ -19,6 +19,9 @@ struct CompiledModel {
   std::map<std::string, std::unique_ptr<backends::RuntimeModule>> modules;  // by backend name
   std::map<std::string, std::string> backend_of;                            // symbol -> backend
   std::shared_ptr<native::Executable> native;                               // the compiled path, if built
+  // Regions a backend claimed but could not build, inlined back to run natively: one line each,
+  // naming the region and the backend's reason (printed as warnings).
+  std::vector<std::string> fallbacks;
 
   // Runs @main; throws sy::Error on bad inputs (shape, dtype, count) naming the input.
   // With `times` (native only), each call of the native plan is timed into it.
@@ -26,7 +29,9 @@ struct CompiledModel {
 };
 
 // Compiles every external function of a partitioned module with its backend (looked up by the
-// function's Compiler attribute among `available`); throws sy::Error if one is missing.
+// function's Compiler attribute among `available`); throws sy::Error if one is missing. A claim
+// never turns into an error: a function its backend fails to build is inlined back into @main
+// (so it runs natively) and noted in `fallbacks`.
 CompiledModel build_modules(const ir::Module& partitioned, const std::vector<const backends::Backend*>& available);
 
 }  // namespace sy::runtime

@@ -97,4 +97,10 @@ std::vector<const backends::Backend*> all_backends() {
   return out;
 }
 
+runtime::CompiledModel build_backend_modules(const ir::Module& partitioned, const BackendArgs& args) {
+  runtime::CompiledModel cm = runtime::build_modules(partitioned, partition_options(args).backends);
+  for (const std::string& w : cm.fallbacks) std::cerr << "switchyard: warning: " << w << "\n";
+  return cm;
+}
+
 }  // namespace sy::cli

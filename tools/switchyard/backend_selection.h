@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "partition/pipeline.h"
+#include "runtime/compiled_model.h"
 
 namespace CLI { class App; }
 
@@ -24,6 +25,10 @@ partition::PartitionOptions partition_options(const BackendArgs& args);
 
 // Runs the pipeline, printing the IR after --dump-after's pass(es) to stdout.
 partition::PartitionResult run_partition(const ir::Module& m, const BackendArgs& args);
+
+// Builds the backends' modules for a partitioned module; each region a backend could not build
+// (it then runs natively) is printed as one warning line on stderr.
+runtime::CompiledModel build_backend_modules(const ir::Module& partitioned, const BackendArgs& args);
 
 // Every backend built into this binary (for loading artifacts).
 std::vector<const backends::Backend*> all_backends();

@@ -35,7 +35,7 @@ int run_compile(const CompileArgs& a) {
   progress.show("partitioning...");
   partition::PartitionResult r = run_partition(m, a.backends);
   progress.show("building backend modules...");
-  runtime::CompiledModel cm = runtime::build_modules(r.module, partition_options(a.backends).backends);
+  runtime::CompiledModel cm = build_backend_modules(r.module, a.backends);
   native::Compiled nc;
   if (a.target == "cpu") {
     native::CompileOptions no;

@@ -53,7 +53,7 @@ int run_run(const RunArgs& a) {
   } else if (!a.backends.backends.empty() || a.target == "cpu") {
     ir::Module m = load(a.model, a.input_shapes);
     partition::PartitionResult r = run_partition(m, a.backends);
-    cm = runtime::build_modules(r.module, partition_options(a.backends).backends);
+    cm = build_backend_modules(r.module, a.backends);
     if (a.target == "cpu") {
       Progress progress;
       native::CompileOptions no;

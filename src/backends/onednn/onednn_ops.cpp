@@ -223,8 +223,17 @@ std::string check_op(const ir::CallNode& c) {
       return "";  // float32 to float32: a copy
     }
     case OpCode::ReduceSum: case OpCode::ReduceMean: case OpCode::ReduceMax: case OpCode::ReduceMin:
-    case OpCode::ReduceProd: case OpCode::ReduceL1: case OpCode::ReduceL2: case OpCode::ReduceSumSquare:
-      return check_tensors(c);
+    case OpCode::ReduceProd: case OpCode::ReduceL1: case OpCode::ReduceL2: case OpCode::ReduceSumSquare: {
+      if (auto r = check_tensors(c); !r.empty()) return r;
+      // oneDNN has no reduction whose source and destination have the same dims (it refuses to
+      // create the descriptor), which is what reducing only extent-1 axes gives.
+      const Shape& xs = ir::shape_of(c.args[0]);
+      const auto& axes = c.attrs_as<ops::ReduceAttrs>().axes;
+      bool reduces = false;
+      for (int64_t ax : axes) reduces |= xs[static_cast<size_t>(ax)] != 1;
+      if (!axes.empty() && !reduces) return why(op, "every reduced axis has extent 1 (oneDNN has no such reduction)");
+      return "";
+    }
     case OpCode::Pow: {
       if (auto r = check_tensors(c); !r.empty()) return r;
       float p;

@@ -1,0 +1,61 @@
+#include "partition/inline_regions.h"
+
+#include <unordered_map>
+
+#include "ir/visitor.h"
+#include "partition/region_util.h"
+
+namespace sy::partition {
+
+namespace {
+
+// Calls of composite functions become their bodies over the call's arguments.
+class FlattenComposites : public ir::ExprMutator {
+ protected:
+  ir::Expr rewrite_call(const ir::Expr& orig, const ir::CallNode* c, std::vector<ir::Expr> args,
+                        ir::Expr callee) override {
+    auto* f = c->callee ? c->callee->as<ir::FunctionNode>() : nullptr;
+    if (!f || !f->attrs.count(kComposite)) return ir::ExprMutator::rewrite_call(orig, c, std::move(args), std::move(callee));
+    std::unordered_map<const ir::ExprNode*, ir::Expr> sub;
+    for (size_t i = 0; i < f->params.size(); ++i) sub[f->params[i].get()] = args[i];
+    return substitute(FlattenComposites().mutate(f->body), sub);
+  }
+};
+
+class InlineCalls : public ir::ExprMutator {
+ public:
+  InlineCalls(const ir::Module& m, const std::set<std::string>& symbols) : m_(m), symbols_(symbols) {}
+
+ protected:
+  ir::Expr rewrite_call(const ir::Expr& orig, const ir::CallNode* c, std::vector<ir::Expr> args,
+                        ir::Expr callee) override {
+    auto* g = c->callee ? c->callee->as<ir::GlobalVarNode>() : nullptr;
+    if (!g || !symbols_.count(g->name)) return ir::ExprMutator::rewrite_call(orig, c, std::move(args), std::move(callee));
+    auto* f = m_.functions.at(g->name)->as<ir::FunctionNode>();
+    std::unordered_map<const ir::ExprNode*, ir::Expr> sub;
+    for (size_t i = 0; i < f->params.size(); ++i) sub[f->params[i].get()] = args[i];
+    return substitute(FlattenComposites().mutate(f->body), sub);
+  }
+  // A multi-output region returned a tuple; its users read fields of the inlined tuple directly.
+  ir::Expr rewrite_tuple_get_item(const ir::Expr& orig, const ir::TupleGetItemNode* t, ir::Expr tuple) override {
+    if (auto* tu = tuple->as<ir::TupleNode>()) return tu->fields.at(static_cast<size_t>(t->index));
+    return ir::ExprMutator::rewrite_tuple_get_item(orig, t, std::move(tuple));
+  }
+
+ private:
+  const ir::Module& m_;
+  const std::set<std::string>& symbols_;
+};
+
+}  // namespace
+
+ir::Module inline_regions(const ir::Module& m, const std::set<std::string>& symbols) {
+  if (symbols.empty()) return m;
+  ir::Module out = m;
+  const ir::FunctionNode& main = m.main();
+  out.functions["main"] = ir::function(main.params, InlineCalls(m, symbols).mutate(main.body), main.attrs);
+  for (const std::string& s : symbols) out.functions.erase(s);
+  return out;
+}
+
+}  // namespace sy::partition

@@ -1,0 +1,15 @@
+// Undoing an offload: the calls of chosen external functions in @main are replaced by their
+// bodies (composites flattened into plain op calls), so that the native path runs them instead.
+#pragma once
+#include <set>
+#include <string>
+
+#include "ir/module.h"
+
+namespace sy::partition {
+
+// m with every call of the module-level functions named in `symbols` inlined into @main and
+// those functions removed. Used when a backend cannot build a region it claimed.
+ir::Module inline_regions(const ir::Module& m, const std::set<std::string>& symbols);
+
+}  // namespace sy::partition
