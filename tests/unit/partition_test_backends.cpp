@@ -4,6 +4,7 @@
 #include <map>
 
 #include "backends/reference/executor.h"
+#include "ir/visitor.h"
 #include "support/error.h"
 
 namespace sy::testing {
@@ -12,7 +13,7 @@ namespace {
 
 class ReferenceModule : public backends::RuntimeModule {
  public:
-  explicit ReferenceModule(const std::vector<backends::ExternFunction>& fns) {
+  ReferenceModule(const std::vector<backends::ExternFunction>& fns, bool wrong_shape) : wrong_shape_(wrong_shape) {
     for (const auto& f : fns) {
       ir::Module m;
       auto* fn = f.function->as<ir::FunctionNode>();
@@ -23,12 +24,20 @@ class ReferenceModule : public backends::RuntimeModule {
   std::vector<Tensor> run(const std::string& symbol, const std::vector<Tensor>& inputs) override {
     auto it = mods_.find(symbol);
     if (it == mods_.end()) throw Error("no function " + symbol);
-    return reference::run_module(it->second, inputs).value();
+    std::vector<Tensor> out = reference::run_module(it->second, inputs).value();
+    if (wrong_shape_)
+      for (Tensor& t : out) {
+        Shape s = t.shape();
+        s.insert(s.begin(), 1);
+        t = Tensor(t.dtype(), s);
+      }
+    return out;
   }
   std::string save() const override { return "test-module-v1"; }
 
  private:
   std::map<std::string, ir::Module> mods_;
+  bool wrong_shape_;
 };
 
 }  // namespace
@@ -43,13 +52,17 @@ backends::Verdict TestBackend::worth_offloading(const backends::RegionSummary& r
 }
 
 std::unique_ptr<backends::RuntimeModule> TestBackend::compile(const std::vector<backends::ExternFunction>& fns) const {
-  return std::make_unique<ReferenceModule>(fns);
+  for (const auto& f : fns)
+    for (const ir::Expr& e : ir::post_order(f.function->as<ir::FunctionNode>()->body, /*into_functions=*/true))
+      if (auto* c = e->as<ir::CallNode>(); c && c->is_op() && cannot_build.count(c->op))
+        throw Error(name_ + ": cannot build " + ops::op_name(c->op));
+  return std::make_unique<ReferenceModule>(fns, wrong_result_shape);
 }
 
 std::unique_ptr<backends::RuntimeModule> TestBackend::load(const std::string& bytes,
                                                            const std::vector<backends::ExternFunction>& fns) const {
   if (bytes != "test-module-v1") throw Error(name_ + ": bad module bytes");
-  return std::make_unique<ReferenceModule>(fns);
+  return std::make_unique<ReferenceModule>(fns, wrong_result_shape);
 }
 
 }  // namespace sy::testing

@@ -22,6 +22,10 @@ class TestBackend : public backends::Backend {
   std::unique_ptr<backends::RuntimeModule> load(const std::string& bytes,
                                                 const std::vector<backends::ExternFunction>& fns) const override;
   std::vector<backends::CompositeRule> rules;
+  // Misbehaviours, for the runtime's checks: compile throws for a function that calls one of
+  // these ops; the module returns each result with one more leading dimension.
+  std::set<ops::OpCode> cannot_build;
+  bool wrong_result_shape = false;
 
  private:
   std::string name_;
