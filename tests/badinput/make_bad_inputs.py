@@ -74,6 +74,17 @@ def main():
                 '  %0 = take(%a, %i);\n  %0\n}\n')
     np.save(os.path.join(out, "take_a.npy"), np.arange(15, dtype=np.float32).reshape(5, 3))
     np.save(os.path.join(out, "take_i_bad.npy"), np.array([1, 7], np.int64))
+    # Scatter indices read at run time that are out of range: an error (the reference's), never
+    # a clamped write.
+    with open(os.path.join(out, "scatter.sy"), "w") as f:
+        f.write('def @main(%a: Tensor[(5, 3), float32], %i: Tensor[(2, 3), int64], %u: Tensor[(2, 3), float32])'
+                ' -> Tensor[(5, 3), float32] {\n  %0 = scatter_elements(%a, %i, %u, axis=0, reduction="none");\n  %0\n}\n')
+    with open(os.path.join(out, "scatter_nd.sy"), "w") as f:
+        f.write('def @main(%a: Tensor[(5, 3), float32], %i: Tensor[(2, 1), int64], %u: Tensor[(2, 3), float32])'
+                ' -> Tensor[(5, 3), float32] {\n  %0 = scatter_nd(%a, %i, %u, reduction="add");\n  %0\n}\n')
+    np.save(os.path.join(out, "scatter_i_bad.npy"), np.array([[0, 1, 2], [4, 5, 0]], np.int64))
+    np.save(os.path.join(out, "scatter_nd_i_bad.npy"), np.array([[1], [-6]], np.int64))
+    np.save(os.path.join(out, "scatter_u.npy"), np.ones((2, 3), np.float32))
 
 
 if __name__ == "__main__":
