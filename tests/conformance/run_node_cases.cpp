@@ -21,7 +21,10 @@
 #include <vector>
 
 #include "backends/reference/executor.h"
+#include "backends/backend.h"
 #include "native/compile.h"
+#include "partition/pipeline.h"
+#include "runtime/compiled_model.h"
 #include "frontends/onnx/importer.h"
 #include "frontends/onnx/tensor_proto.h"
 #include "onnx/onnx.pb.h"
@@ -41,6 +44,7 @@ struct CaseResult {
   Outcome outcome = Outcome::Fail;
   std::string detail;  // failure reason or skip reason
   bool frozen = false;  // passed only with inputs bound as constants
+  bool offloaded = false;  // --backend: the backend took at least one region of the case
 };
 
 std::string read_file(const fs::path& p) {
@@ -116,11 +120,24 @@ std::string compare(const Tensor& got, const Tensor& want, const std::string& na
 
 // --executor native: the case goes through fusion, topi, the loop IR and the C compiler.
 bool g_native = false;
+// --backend NAME: partitioned for that BYOC backend first (what it claims runs in its module,
+// the rest natively), as `switchyard run --backends NAME`.
+const sy::backends::Backend* g_backend = nullptr;
+bool g_offloaded = false;
 
 sy::Result<std::vector<Tensor>> run_native(const sy::ir::Module& m, const std::vector<Tensor>& args) {
   return sy::catch_errors([&] {
-    sy::native::Compiled c = sy::native::compile_native(m);
-    return c.executable->run(args, 1, nullptr);
+    if (!g_backend) {
+      sy::native::Compiled c = sy::native::compile_native(m);
+      return c.executable->run(args, 1, nullptr);
+    }
+    sy::partition::PartitionOptions opts{{g_backend}, {}};
+    sy::runtime::CompiledModel cm = sy::runtime::build_modules(sy::partition::partition_module(m, opts).module, {g_backend});
+    g_offloaded = !cm.modules.empty();
+    sy::native::Compiled c = sy::native::compile_native(cm.module);
+    cm.module = c.fused;
+    cm.native = c.executable;
+    return cm.run(args, 1);
   });
 }
 
@@ -230,10 +247,12 @@ CaseResult run_case(const fs::path& dir) {
     }
   }
   res.outcome = Outcome::Pass;
+  res.offloaded = g_offloaded;
   return res;
 }
 
-// Runs one case in a child process; the child writes "<outcome>\t<frozen>\t<detail>" to a pipe.
+// Runs one case in a child process; the child writes "<outcome>\t<flags>\t<detail>" to a pipe
+// (flags: 1 frozen, 2 offloaded).
 CaseResult run_case_isolated(const fs::path& dir) {
   int fds[2];
   if (pipe(fds) != 0) return run_case(dir);
@@ -249,7 +268,8 @@ CaseResult run_case_isolated(const fs::path& dir) {
       r.outcome = Outcome::Fail;
       r.detail = std::string("uncaught exception: ") + e.what();
     }
-    std::string msg = std::to_string(static_cast<int>(r.outcome)) + "\t" + (r.frozen ? "1" : "0") + "\t" + r.detail;
+    const int flags = (r.frozen ? 1 : 0) | (r.offloaded ? 2 : 0);
+    std::string msg = std::to_string(static_cast<int>(r.outcome)) + "\t" + std::to_string(flags) + "\t" + r.detail;
     size_t off = 0;
     while (off < msg.size()) {
       ssize_t n = write(fds[1], msg.data() + off, msg.size() - off);
@@ -280,13 +300,16 @@ CaseResult run_case_isolated(const fs::path& dir) {
     return r;
   }
   r.outcome = static_cast<Outcome>(std::stoi(out.substr(0, t1)));
-  r.frozen = out.substr(t1 + 1, t2 - t1 - 1) == "1";
+  const int flags = std::stoi(out.substr(t1 + 1, t2 - t1 - 1));
+  r.frozen = flags & 1;
+  r.offloaded = flags & 2;
   r.detail = out.substr(t2 + 1);
   return r;
 }
 
 int usage() {
-  std::cerr << "usage: sy_conformance CASES_DIR [--filter SUBSTRING]... [--executor reference|native] [--verbose] [--no-fork]\n"
+  std::cerr << "usage: sy_conformance CASES_DIR [--filter SUBSTRING]... [--executor reference|native] [--backend NAME]"
+               " [--verbose] [--no-fork]\n"
                "Runs ONNX node conformance cases (as written by gen_onnx_node_cases.py).\n";
   return 2;
 }
@@ -306,6 +329,13 @@ int main(int argc, char** argv) {
       std::string e = argv[++i];
       if (e != "native" && e != "reference") return usage();
       g_native = e == "native";
+    } else if (a == "--backend" && i + 1 < argc) {
+      g_backend = sy::backends::BackendRegistry::global().find(argv[++i]);
+      if (!g_backend) {
+        std::cerr << "sy_conformance: error: no backend '" << argv[i] << "' in this build\n";
+        return 2;
+      }
+      g_native = true;
     }
     else if (a == "--help" || a == "-h") {
       usage();
@@ -330,7 +360,7 @@ int main(int argc, char** argv) {
     }
   std::sort(cases.begin(), cases.end());
 
-  int passed = 0, failed = 0, skipped = 0, frozen = 0;
+  int passed = 0, failed = 0, skipped = 0, frozen = 0, offloaded = 0;
   std::map<std::string, int> reasons;
   for (const auto& dir : cases) {
     std::string name = dir.filename().string();
@@ -339,6 +369,7 @@ int main(int argc, char** argv) {
       case Outcome::Pass:
         ++passed;
         frozen += r.frozen;
+        offloaded += r.offloaded;
         if (verbose) std::cout << "PASS " << name << (r.frozen ? " (inputs bound as constants)" : "") << "\n";
         break;
       case Outcome::Fail:
@@ -360,6 +391,7 @@ int main(int argc, char** argv) {
   std::cout << "conformance: " << passed << " passed, " << failed << " failed, " << skipped
             << " skipped (unsupported)";
   if (frozen) std::cout << "; " << frozen << " of the passes bound shape-like graph inputs as constants";
+  if (g_backend) std::cout << "; " << g_backend->name() << " ran a region in " << offloaded << " of the passes";
   std::cout << "\n";
   return failed ? 1 : 0;
 }
