@@ -70,7 +70,9 @@ class RegionMerger {
     members_[b].clear();
   }
 
-  // True if a path leaves a or b and re-enters the other through an outside node.
+  // True if a path leaves a or b and re-enters the other through an outside node. Paths run on
+  // the graph as it will be rebuilt, where every other region is one node: reaching one member of
+  // a region reaches all its users (else a region fed by a and feeding b closes a cycle unseen).
   bool creates_cycle(int a, int b) {
     std::unordered_set<Node> in_a(members_[a].begin(), members_[a].end());
     std::unordered_set<Node> in_b(members_[b].begin(), members_[b].end());
@@ -79,15 +81,23 @@ class RegionMerger {
   bool reaches_through_outside(const std::unordered_set<Node>& from, const std::unordered_set<Node>& to) {
     std::deque<Node> work;
     std::unordered_set<Node> seen;
+    auto reach = [&](Node u) {
+      if (from.count(u) || !seen.insert(u).second) return;
+      work.push_back(u);
+      auto r = region_of_.find(u);
+      if (r == region_of_.end()) return;
+      for (Node m : members_[static_cast<size_t>(find(r->second))])
+        if (!from.count(m) && !to.count(m) && seen.insert(m).second) work.push_back(m);
+    };
     for (Node n : from)
       for (Node u : users_[n])
-        if (!from.count(u) && !to.count(u) && seen.insert(u).second) work.push_back(u);
+        if (!to.count(u)) reach(u);
     while (!work.empty()) {
       Node n = work.front();
       work.pop_front();
       for (Node u : users_[n]) {
         if (to.count(u)) return true;
-        if (!from.count(u) && seen.insert(u).second) work.push_back(u);
+        reach(u);
       }
     }
     return false;
