@@ -17,6 +17,7 @@
 
 #include "ir/text_lexer.h"
 #include "support/base64.h"
+#include "support/shape_limits.h"
 
 namespace sy::ir {
 namespace {
@@ -212,14 +213,14 @@ class Parser {
       expect(Tok::LBracket, " after 'Tensor'");
       expect(Tok::LParen, " (shape)");
       Shape shape;
-      int64_t numel = 1;
+      int64_t nonzero = 1;  // the product of the non-zero extents (see shape_within_limits)
       while (peek().kind != Tok::RParen) {
         const Token& d = peek();
         int64_t v = int_value(next());
         if (v < 0) fail_at(d, "negative dimension " + std::to_string(v));
-        // Bounded so that element counts and byte sizes never overflow.
-        if (v != 0 && numel > (int64_t{1} << 56) / v) fail_at(d, "shape too large");
-        numel *= v;
+        // Bounded so that element counts, strides and byte sizes never overflow.
+        if (v != 0 && nonzero > kMaxShapeElements / v) fail_at(d, "shape too large");
+        if (v != 0) nonzero *= v;
         shape.push_back(v);
         if (!accept(Tok::Comma)) break;
       }

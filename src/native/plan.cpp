@@ -139,7 +139,8 @@ class Planner {
       }
     } else {
       auto* f = c->callee->as<ir::FunctionNode>();
-      SY_CHECK(f && f->attrs.count("Primitive")) << "native plan: call of a non-primitive function";
+      if (!f || !f->attrs.count("Primitive"))  // possible in a corrupted artifact's graph
+        throw Error("native plan: call of a function that is not a fused primitive (run fuse_ops first)");
       if (is_pure_reshape(*f)) {
         int out = call.outputs[0];
         p_.values[static_cast<size_t>(out)].alias_of = call.inputs[0];

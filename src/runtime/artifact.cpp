@@ -161,7 +161,11 @@ CompiledModel load_artifact(const std::string& path, const std::vector<const bac
   } catch (const Error& e) {
     throw Error(path + ": " + e.what());
   }
-  const std::string_view data = file->view();
+  return load_artifact_bytes(file->view(), path, available);
+}
+
+CompiledModel load_artifact_bytes(std::string_view data, const std::string& path,
+                                  const std::vector<const backends::Backend*>& available) {
   Reader r{data, path};
   if (data.size() < sizeof kMagic || std::memcmp(data.data(), kMagic, sizeof kMagic) != 0)
     throw Error(path + ": not a Switchyard artifact (bad magic bytes)");

@@ -12,6 +12,7 @@
 // fused module, from which the execution plan is recomputed at load).
 #pragma once
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "runtime/compiled_model.h"
@@ -27,6 +28,9 @@ void save_artifact(const CompiledModel& model, const std::string& path);
 // the backends in `available`. Throws sy::Error naming the problem: not an artifact, written by
 // an incompatible format version, truncated, corrupted (checksum), or a backend not built in.
 CompiledModel load_artifact(const std::string& path, const std::vector<const backends::Backend*>& available);
+// The same for the artifact's bytes (which must outlive the call); `path` prefixes the messages.
+CompiledModel load_artifact_bytes(std::string_view data, const std::string& path,
+                                  const std::vector<const backends::Backend*>& available);
 
 bool looks_like_artifact(const std::string& path);  // by extension (.sya) or magic
 

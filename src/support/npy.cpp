@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "support/error.h"
+#include "support/shape_limits.h"
 
 namespace sy::npy {
 namespace {
@@ -200,15 +201,10 @@ Tensor read_bytes(const std::string& b, const std::string& name) {
     throw Error(name + ": Fortran-order arrays are not supported; save with np.ascontiguousarray(arr)");
   }
 
-  // Compute the byte count with overflow checks before allocating anything.
-  uint64_t numel = 1;
-  for (int64_t d : h.shape) {
-    if (d != 0 && numel > std::numeric_limits<uint64_t>::max() / static_cast<uint64_t>(d))
-      throw Error(name + ": shape " + shape_str(h.shape) + " is too large");
-    numel *= static_cast<uint64_t>(d);
-  }
-  if (numel > std::numeric_limits<uint64_t>::max() / dtype_size(dt))
-    throw Error(name + ": shape " + shape_str(h.shape) + " is too large");
+  // Bound the shape before computing byte counts or allocating anything (a zero extent does not
+  // excuse the others: (2^61, 4, 0) has no elements, but its element count overflows on the way).
+  if (!shape_within_limits(h.shape)) throw Error(name + ": shape " + shape_str(h.shape) + " is too large");
+  const uint64_t numel = static_cast<uint64_t>(shape_numel(h.shape));
   uint64_t want = numel * dtype_size(dt);
   size_t data_start = prefix + header_len;
   uint64_t have = b.size() - data_start;

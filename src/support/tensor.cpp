@@ -3,6 +3,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "support/shape_limits.h"
 #include "support/tensor_storage.h"
 
 namespace sy {
@@ -11,6 +12,17 @@ int64_t shape_numel(const Shape& s) {
   int64_t n = 1;
   for (int64_t d : s) n *= d;
   return n;
+}
+
+bool shape_within_limits(const Shape& s) {
+  int64_t nonzero = 1;
+  for (int64_t d : s) {
+    if (d < 0) return false;
+    if (d == 0) continue;
+    if (nonzero > kMaxShapeElements / d) return false;
+    nonzero *= d;
+  }
+  return true;
 }
 
 std::string shape_str(const Shape& s) {

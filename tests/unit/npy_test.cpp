@@ -114,6 +114,13 @@ TEST(Npy, ReportsMalformedFiles) {
                               ""))
                 .find("too large"),
             std::string::npos);
+  // A zero extent must not hide an element count beyond int64 (tests/fuzz/regressions/npy).
+  EXPECT_NE(error_of(make_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2305843009213693952, 4, 0), }", ""))
+                .find("too large"),
+            std::string::npos);
+  EXPECT_NE(error_of(make_npy("{'descr': '<f8', 'fortran_order': False, 'shape': (0, 1152921504606846976), }", ""))
+                .find("too large"),
+            std::string::npos);
 }
 
 TEST(Npy, RejectsUnsupportedLayoutsAndDtypes) {

@@ -201,6 +201,7 @@ std::vector<Tensor> topk(const ops::TopKAttrs& a, const Tensor& x, const ir::Typ
     int64_t* oi = ptr<int64_t>(indices);
     // NaN orders above every number (as np.sort); equal values keep the lower index first.
     auto less = [](T u, T v) { return !is_nan(u) && (is_nan(v) || u < v); };
+    const bool largest = a.largest;  // a local here: clang 14 rejects `a` inside the omp region
 #pragma omp parallel for if (x.numel() > kParallelGrain)
     for (int64_t line = 0; line < outer * inner; ++line) {
       const int64_t o = line / inner, i = line % inner;
@@ -209,8 +210,8 @@ std::vector<Tensor> topk(const ops::TopKAttrs& a, const Tensor& x, const ir::Typ
       std::iota(order.begin(), order.end(), 0);
       auto cmp = [&](int64_t l, int64_t r) {
         const T u = p[l * inner], v = p[r * inner];
-        if (a.largest ? less(v, u) : less(u, v)) return true;
-        if (a.largest ? less(u, v) : less(v, u)) return false;
+        if (largest ? less(v, u) : less(u, v)) return true;
+        if (largest ? less(u, v) : less(v, u)) return false;
         return l < r;
       };
       std::partial_sort(order.begin(), order.begin() + k, order.end(), cmp);

@@ -8,6 +8,7 @@
 
 #include "frontends/onnx/converters.h"
 #include "frontends/onnx/tensor_proto.h"
+#include "support/shape_limits.h"
 
 namespace sy::onnx {
 
@@ -39,7 +40,7 @@ Outs convert_reshape(NodeContext& c) {
     }
     if (d < 0) c.fail("shape " + shape_str(spec) + " has a negative dimension");
     out.push_back(d);
-    known *= d;
+    if (__builtin_mul_overflow(known, d, &known)) c.fail("shape " + shape_str(spec) + " is too large");
   }
   int64_t numel = shape_numel(in);
   if (infer >= 0) {
@@ -47,7 +48,8 @@ Outs convert_reshape(NodeContext& c) {
       c.fail("cannot reshape " + shape_str(in) + " to " + shape_str(spec));
     out[static_cast<size_t>(infer)] = numel / known;
   }
-  if (shape_numel(out) != numel) c.fail("cannot reshape " + shape_str(in) + " to " + shape_str(spec));
+  if (!shape_within_limits(out) || shape_numel(out) != numel)
+    c.fail("cannot reshape " + shape_str(in) + " to " + shape_str(spec));
   ops::ReshapeAttrs a;
   a.newshape = out;
   return {c.op(OpCode::Reshape, {x}, a)};

@@ -16,6 +16,7 @@
 #include "frontends/onnx/tensor_proto.h"
 #include "onnx/onnx.pb.h"
 #include "support/mapped_file.h"
+#include "support/shape_limits.h"
 #include "support/tensor_storage.h"
 
 namespace sy::onnx {
@@ -104,6 +105,8 @@ ir::Type input_type(const ::onnx::ValueInfoProto& vi, const ImportOptions& opts)
   if (given != opts.input_shapes.end()) {
     for (int64_t d : given->second)
       if (d < 0) throw Error("--input-shape for '" + name + "' has a negative dimension");
+    if (!shape_within_limits(given->second))
+      throw Error("--input-shape for '" + name + "' gives " + shape_str(given->second) + ", too large (over 2^56 elements)");
     if (tt.has_shape() && tt.shape().dim_size() != static_cast<int>(given->second.size()))
       throw Error("--input-shape for '" + name + "' gives " + std::to_string(given->second.size()) +
                   " dimensions, the model declares " + std::to_string(tt.shape().dim_size()));
@@ -131,6 +134,8 @@ ir::Type input_type(const ::onnx::ValueInfoProto& vi, const ImportOptions& opts)
                                                                    : "unknown dimension";
     throw Error("graph input '" + name + "' has " + what + " at axis " + std::to_string(i) + hint);
   }
+  if (!shape_within_limits(shape))
+    throw Error("graph input '" + name + "' has shape " + shape_str(shape) + ", too large (over 2^56 elements)");
   return ir::tensor_type(shape, *dt);
 }
 

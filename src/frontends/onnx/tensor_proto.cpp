@@ -57,13 +57,13 @@ constexpr int64_t kMaxNumel = int64_t{1} << 40;
 
 Shape checked_shape(const TensorProto& p, const std::string& what) {
   Shape shape;
-  int64_t numel = 1;
+  int64_t nonzero = 1;  // a zero extent does not excuse the others (their strides would overflow)
   for (int64_t d : p.dims()) {
     if (d < 0) throw Error(what + ": negative dimension " + std::to_string(d));
     shape.push_back(d);
-    if (d != 0 && numel > kMaxNumel / d)
+    if (d != 0 && nonzero > kMaxNumel / d)
       throw Error(what + ": absurd element count (dims overflow)");
-    numel *= d;
+    if (d != 0) nonzero *= d;
   }
   return shape;
 }
