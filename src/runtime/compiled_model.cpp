@@ -1,6 +1,7 @@
 // Building and running a partitioned module.
 #include "runtime/compiled_model.h"
 
+#include <exception>
 #include <set>
 
 #include "backends/reference/executor.h"
@@ -27,14 +28,14 @@ CompiledModel build_modules(const ir::Module& partitioned, const std::vector<con
     const backends::Backend& b = find_backend(backend, available);
     try {
       cm.modules[backend] = b.compile(fns);
-    } catch (const Error& all) {
+    } catch (const std::exception& all) {  // sy::Error, or the library's own (dnnl::error)
       // Only on failure: build each function alone to learn which ones the backend cannot take.
       std::vector<backends::ExternFunction> ok;
       for (const auto& f : fns) {
         try {
           b.compile({f});
           ok.push_back(f);
-        } catch (const Error& e) {
+        } catch (const std::exception& e) {
           failed.insert(f.symbol);
           cm.fallbacks.push_back(backend + " could not build region @" + f.symbol + " (" + e.what() +
                                  "); it runs natively");
@@ -56,7 +57,7 @@ std::vector<Tensor> CompiledModel::run(const std::vector<Tensor>& inputs, int th
     SY_CHECK(it != backend_of.end()) << "no runtime module holds @" << symbol;
     try {
       return modules.at(it->second)->run(symbol, args);
-    } catch (const Error& e) {
+    } catch (const std::exception& e) {
       throw Error(it->second + " region @" + symbol + ": " + e.what());
     }
   };

@@ -122,6 +122,24 @@ def slice_step2_flatten_gemm(rng):
 
 
 @case
+def reshape_then_step2_slice(rng):
+    """oneDNN claimed the slice and then threw "could not construct a memory descriptor using
+    strides" (a dnnl::error, which the fallback did not catch); the region now runs natively."""
+    return ([h.make_node('Reshape', ['x', 's'], ['r']), h.make_node('Slice', ['r', 'st', 'en', 'ax', 'sp'], ['y'])],
+            {'x': [15, 1, 15]}, ['y'],
+            [i64('s', [-1, 3]), i64('st', [0]), i64('en', [4611686018427387904]), i64('ax', [1]), i64('sp', [2])])
+
+
+@case
+def lstm_bidirectional_onednn(rng):
+    """merge_regions merged two oneDNN regions that a third connected both ways (a cycle in the
+    rebuilt graph: partition failed with unordered_map::at)."""
+    return ([h.make_node('LSTM', ['x', 'W', 'R', 'B', '', 'h0'], ['y'], hidden_size=2, direction='bidirectional')],
+            {'x': [2, 3, 3], 'h0': [2, 3, 2]}, ['y'],
+            [f32('W', randn(rng, 2, 8, 3)), f32('R', randn(rng, 2, 8, 2)), f32('B', randn(rng, 2, 16))])
+
+
+@case
 def grouped_conv_same_3wide(rng):
     """Every output column of a 3-wide plane is a padding border: loop partition gave each its own
     nest (1,842 loops, the C compiler ran for minutes). Run with a short timeout."""
