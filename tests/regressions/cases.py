@@ -140,6 +140,13 @@ def lstm_bidirectional_onednn(rng):
 
 
 @case
+def maxpool_window_in_padding(rng):
+    """A dilated window that covers only padding: oneDNN gave -FLT_MAX where the reference gives -inf."""
+    return ([h.make_node('MaxPool', ['x'], ['y'], kernel_shape=[1, 2], strides=[2, 1], dilations=[2, 2],
+                         pads=[0, 1, 0, 1])], {'x': [2, 12, 1, 1]}, ['y'], [])
+
+
+@case
 def grouped_conv_same_3wide(rng):
     """Every output column of a 3-wide plane is a padding border: loop partition gave each its own
     nest (1,842 loops, the C compiler ran for minutes). Run with a short timeout."""

@@ -63,6 +63,16 @@ std::string check_pool(const ir::CallNode& c) {
     const int64_t pe_needed = std::max<int64_t>(0, (out - 1) * a.strides[d] + k_eff - in - pb);
     if (pb >= k_eff || pe >= k_eff)
       return why(c.op, "padding ", std::max(pb, pe), " not smaller than the kernel extent ", k_eff);
+    // A window with no tap inside the input (padding and dilation holes only): oneDNN's max is
+    // -FLT_MAX there, the reference's -inf.
+    for (int64_t o = 0; o < out; ++o) {
+      bool hits = false;
+      for (int64_t t = 0; t < a.kernel[d] && !hits; ++t) {
+        const int64_t pos = o * a.strides[d] - pb + t * a.dilation[d];
+        hits = pos >= 0 && pos < in;
+      }
+      if (!hits) return why(c.op, "output ", o, " of axis ", 2 + d, " has a window with no input element");
+    }
     if (c.op == OpCode::AvgPool2d && a.count_include_pad && pe_needed > pe)
       return why(c.op, "ceil_mode with count_include_pad extends the window past the declared padding "
                        "(oneDNN would count the extra positions)");
