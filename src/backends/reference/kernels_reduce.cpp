@@ -94,7 +94,9 @@ T reduce_row(OpCode op, const T* p, int64_t R) {
   }
   if constexpr (kIsInt<T>) {
     if (std::isnan(r)) return T(0);
-    return static_cast<T>(std::clamp(r, -9.2e18, 9.2e18));
+    // Through int64: a double outside T's range converts undefined (clang's UBSan reports it),
+    // an int64 converts modulo 2^bits, which is how the native kernels' integer sums wrap.
+    return static_cast<T>(static_cast<int64_t>(std::clamp(r, -9.2e18, 9.2e18)));
   } else {
     return static_cast<T>(r);
   }
