@@ -110,7 +110,10 @@ bool parse_model(std::string_view bytes, ParsedModel& out) {
   }
   out.model.Clear();
   out.raw_data.clear();
-  return out.model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()));
+  if (!out.model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) return false;
+  // Parsed whole: every initializer's raw_data is in the proto (one entry each, as promised).
+  out.raw_data.resize(static_cast<size_t>(out.model.graph().initializer_size()));
+  return true;
 }
 
 }  // namespace sy::onnx
