@@ -154,6 +154,15 @@ def logsoftmax_one_element_sqrt(rng):
 
 
 @case
+def where_reduce_sum(rng):
+    """GCC 12.2 -O3 loop if-conversion miscompiled sum(where(a >= b, c, a)) over a [28, 3] plane
+    (the condition and a branch read the same element); such kernels are built without it."""
+    return ([h.make_node('GreaterOrEqual', ['a', 'W'], ['m']), h.make_node('Where', ['m', 'c', 'a'], ['w']),
+             h.make_node('ReduceSum', ['w'], ['y'], keepdims=0)],
+            {'a': [28, 3], 'c': [28, 3]}, ['y'], [f32('W', randn(rng, 28, 3))])
+
+
+@case
 def grouped_conv_same_3wide(rng):
     """Every output column of a 3-wide plane is a padding border: loop partition gave each its own
     nest (1,842 loops, the C compiler ran for minutes). Run with a short timeout."""
