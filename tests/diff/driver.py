@@ -62,6 +62,8 @@ def run_group(cmd, timeout, env):
     """Runs cmd in its own process group; on timeout kills the whole group (the C compiler the
     program started too) and returns None."""
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True)
+    with _children_lock:
+        _children.add(p.pid)
     try:
         out, err = p.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -71,7 +73,24 @@ def run_group(cmd, timeout, env):
             pass
         p.communicate()
         return None
+    finally:
+        with _children_lock:
+            _children.discard(p.pid)
     return subprocess.CompletedProcess(cmd, p.returncode, out, err)
+
+
+_children = set()  # process groups of the runs in flight, killed when the driver is stopped
+_children_lock = threading.Lock()
+
+
+def _stop(signum, frame):
+    with _children_lock:
+        for pid in list(_children):
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+    os._exit(128 + signum)
 
 
 def run_path(cfg, case_dir, path, output_names):
@@ -254,6 +273,11 @@ class Shrinker:
 
     def __init__(self, cfg, g, failure, work):
         self.cfg, self.best, self.failure, self.work = cfg, g, failure, work
+        if failure.kind == 'hang':
+            # a candidate still running after a third of the timeout (normal runs take about a
+            # second) is taken as hanging the same way: shrinking a compile blow-up stays affordable
+            self.cfg = argparse.Namespace(**vars(cfg))
+            self.cfg.timeout = max(10.0, cfg.timeout / 3)
         self.sig = failure.signature()
         self.attempts = 0
         self.t0 = time.time()
@@ -464,7 +488,7 @@ def write_report(d, seed, fails, g, note=''):
 
 
 def run_case(cfg, seed, stats):
-    g = gen.generate(seed)
+    g = gen.generate(seed, cfg.specials)
     case_dir = os.path.join(cfg.keep, 'work', f'seed-{seed}')
     shutil.rmtree(case_dir, ignore_errors=True)
     m = g.to_onnx()
@@ -640,6 +664,8 @@ def main(argv=None):
     ap.add_argument('--shrink-budget', type=float, default=240, help='seconds spent shrinking one failure')
     ap.add_argument('--shrink-attempts', type=int, default=200, help='candidate graphs tried per failure')
     ap.add_argument('--shrink-max', type=int, default=30, help='failing cases shrunk per run (later ones are kept whole)')
+    ap.add_argument('--specials', action='store_true', help='put NaN, +-inf and -0.0 into some elements of some '
+                    'float inputs (where semantics are less settled: expect findings to need judgement)')
     ap.add_argument('--all-runs', action='store_true', help='run every backend even on cases where it claims no region')
     ap.add_argument('--keep-passing', action='store_true', help='also keep the cases that pass')
     ap.add_argument('--replay', default=None, help='run a kept case directory (model.onnx, inputs/) on the paths')
@@ -648,12 +674,14 @@ def main(argv=None):
     ap.add_argument('--summary-json', default=None, help='write a JSON summary of the run here')
     ap.add_argument('-v', '--verbose', action='store_true', help='one line per case')
     cfg = ap.parse_args(argv)
+    signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGINT, _stop)
 
     seeds = [int(x) for x in cfg.seeds.split(',')] if cfg.seeds else list(range(cfg.seed, cfg.seed + cfg.cases))
     cfg.cases = len(seeds)
     if cfg.print_only or cfg.save:
         for s in seeds:
-            g = gen.generate(s)
+            g = gen.generate(s, cfg.specials)
             if cfg.save:
                 write_case(g, os.path.join(cfg.save, f'seed-{s}'))
             if cfg.print_only:

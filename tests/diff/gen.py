@@ -221,6 +221,7 @@ class Gen:
         self.consts = {}        # (dtype, value) -> shared scalar initializer
         self.quantize = self.r.random() < 0.25
         self.max_numel = self.r.choice([2000, 4000, MAX_NUMEL, MAX_NUMEL])
+        self.fdt = F64 if self.r.random() < 0.1 else F32  # the float type of the inputs and weights
 
     # ---------------------------------------------------------------- naming and values
     def name(self, p):
@@ -236,7 +237,8 @@ class Gen:
     def val(self, name):
         return self.g.vals[name]
 
-    def input(self, shape, dtype=F32, dom='any', mag=None, n=0):
+    def input(self, shape, dtype=None, dom='any', mag=None, n=0):
+        dtype = dtype or self.fdt
         if mag is None:
             mag = {'pos': 1.5, 'ge1': 2.1, 'unit': 0.9}.get(dom, 1.0) if dtype in FLOATS else 10
         v = V(self.name('in'), shape, dtype, 'input', dom, mag, exact=True,
@@ -245,8 +247,9 @@ class Gen:
         self.g.data[v.name] = make_data(self.np, shape, dtype, dom, mag, n, self.quantize and dtype in FLOATS)
         return self.add_val(v)
 
-    def weight(self, shape, dtype=F32, dom='any', scale=1.0, pool=False):
+    def weight(self, shape, dtype=None, dom='any', scale=1.0, pool=False):
         """A dataflow initializer (a weight); shared with earlier consumers now and then."""
+        dtype = dtype or self.fdt
         if self.r.random() < 0.3:
             for k, a in self.g.inits.items():
                 if k not in self.g.params and tuple(a.shape) == tuple(shape) and str(a.dtype) == dtype \
@@ -341,7 +344,7 @@ class Gen:
     def pick_float(self, pred=lambda v: True):
         return self.pick(lambda v: v.dtype in FLOATS and pred(v))
 
-    def fresh(self, shape, dtype=F32, dom='any', const_p=0.4):
+    def fresh(self, shape, dtype=None, dom='any', const_p=0.4):
         if self.r.random() < const_p:
             return self.weight(shape, dtype, dom)
         return self.input(shape, dtype, dom)
@@ -1012,7 +1015,7 @@ class Gen:
                 ins.append(self.param(self.r.choice([0, 1, -1, 2, -3])))
             return self.node('Trilu', ins, [self.out(x.shape, x.dtype, 'any', x.mag, x.exact)], upper=self.r.randint(0, 1))
         if op == 'CumSum':
-            x = self.pick(lambda v: v.rank >= 1 and v.dtype != BOOL)
+            x = self.pick(lambda v: v.rank >= 1 and v.dtype in FLOATS + (I32, I64))
             if x is None:
                 return False
             ax = self.r.randrange(x.rank)
@@ -1076,7 +1079,7 @@ class Gen:
             val = numpy_helper.from_array(np.array([self.r.choice([0.0, 1.5, -2.0])], dtype=np.float32))
             return self.node('ConstantOfShape', [self.param(list(shp))], [self.out(shp, F32, 'any', 2, True)], value=val)
         if op == 'OneHot':
-            x = self.pick(lambda v: v.dtype in INTS and v.rank <= 3)
+            x = self.pick(lambda v: v.dtype in INTS and 1 <= v.rank <= 3)
             depth = self.r.choice([3, 5, 8])
             if x is None or x.numel * depth > self.max_numel:
                 return False
@@ -1105,7 +1108,8 @@ class Gen:
         if x is None:
             return False
         if x.dtype in INTS:
-            op = self.r.choice(['ReduceSum', 'ReduceMax', 'ReduceMin', 'ArgMax', 'ArgMin'])
+            op = self.r.choice(['ReduceSum', 'ReduceMax', 'ReduceMin', 'ArgMax', 'ArgMin'] if x.dtype in (I32, I64)
+                               else ['ReduceMax', 'ReduceMin', 'ArgMax', 'ArgMin'])  # ONNX ReduceSum: no int8
         else:
             op = self.r.choice(['ReduceSum', 'ReduceMean', 'ReduceMax', 'ReduceMin', 'ReduceProd', 'ReduceL1',
                                 'ReduceL2', 'ReduceSumSquare', 'ReduceLogSum', 'ReduceLogSumExp', 'ReduceMean',
@@ -1633,7 +1637,7 @@ class Gen:
         gates = {'RNN': 1, 'GRU': 3, 'LSTM': 4}[op]
         x = self.pick_float(lambda v: v.rank == 3 and v.dtype == F32 and v.shape[0] <= 12 and v.shape[2] <= 33)
         if x is None:
-            x = self.input((self.r.choice([1, 2, 5, 7]), self.r.choice([1, 2, 3]), self.r.choice([1, 3, 4, 8, 9])))
+            x = self.input((self.r.choice([1, 2, 5, 7]), self.r.choice([1, 2, 3]), self.r.choice([1, 3, 4, 8, 9])), F32)
         seq, batch, inp = x.shape
         hid = self.r.choice([1, 2, 4, 5, 8, 16])
         direction = self.r.choice(['forward', 'forward', 'reverse', 'bidirectional'])
@@ -1679,7 +1683,7 @@ class Gen:
     def f_loss(self):
         x = self.pick_float(lambda v: v.rank >= 2 and v.dtype == F32 and v.shape[1] >= 2)
         if x is None:
-            x = self.input((self.r.choice([1, 2, 3, 5]), self.r.choice([2, 3, 5, 10]), self.extent(small=True)))
+            x = self.input((self.r.choice([1, 2, 3, 5]), self.r.choice([2, 3, 5, 10]), self.extent(small=True)), F32)
         n, c = x.shape[0], x.shape[1]
         op = self.r.choice(['NegativeLogLikelihoodLoss', 'SoftmaxCrossEntropyLoss'])
         tshape = (n,) + x.shape[2:]
@@ -1812,5 +1816,23 @@ FAMILY_WEIGHTS = {
 }
 
 
-def generate(seed):
-    return Gen(seed).run()
+def sprinkle_specials(g, seed):
+    """NaN, +-inf and -0.0 in some elements of some float inputs of unrestricted domain."""
+    rng = np.random.default_rng((seed * 7919 + 1) & 0xFFFFFFFF)
+    for name in g.inputs:
+        v = g.vals[name]
+        if v.dtype not in FLOATS or v.dom != 'any' or rng.random() < 0.5:
+            continue
+        a = np.array(g.data[name], copy=True)
+        flat = a.reshape(-1)
+        k = max(1, flat.size // 100)
+        idx = rng.choice(flat.size, size=min(k, flat.size), replace=False)
+        flat[idx] = rng.choice(np.array([np.nan, np.inf, -np.inf, -0.0], dtype=a.dtype), size=idx.size)
+        g.data[name] = a
+    g.tags.append('specials')
+    return g
+
+
+def generate(seed, specials=False):
+    g = Gen(seed).run()
+    return sprinkle_specials(g, seed) if specials else g
