@@ -488,7 +488,7 @@ def write_report(d, seed, fails, g, note=''):
 
 
 def run_case(cfg, seed, stats):
-    g = gen.generate(seed, cfg.specials)
+    g = gen.generate(seed, cfg.specials, cfg.max_ops)
     case_dir = os.path.join(cfg.keep, 'work', f'seed-{seed}')
     shutil.rmtree(case_dir, ignore_errors=True)
     m = g.to_onnx()
@@ -666,6 +666,8 @@ def main(argv=None):
     ap.add_argument('--shrink-max', type=int, default=30, help='failing cases shrunk per run (later ones are kept whole)')
     ap.add_argument('--specials', action='store_true', help='put NaN, +-inf and -0.0 into some elements of some '
                     'float inputs (where semantics are less settled: expect findings to need judgement)')
+    ap.add_argument('--max-ops', type=int, default=16, help='op choices per case: 3..N (default 16; '
+                    'other values give other graphs for the same seed)')
     ap.add_argument('--all-runs', action='store_true', help='run every backend even on cases where it claims no region')
     ap.add_argument('--keep-passing', action='store_true', help='also keep the cases that pass')
     ap.add_argument('--replay', default=None, help='run a kept case directory (model.onnx, inputs/) on the paths')
@@ -681,7 +683,7 @@ def main(argv=None):
     cfg.cases = len(seeds)
     if cfg.print_only or cfg.save:
         for s in seeds:
-            g = gen.generate(s, cfg.specials)
+            g = gen.generate(s, cfg.specials, cfg.max_ops)
             if cfg.save:
                 write_case(g, os.path.join(cfg.save, f'seed-{s}'))
             if cfg.print_only:

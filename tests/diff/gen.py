@@ -210,8 +210,9 @@ SMALL = [1, 1, 2, 3, 4, 5, 7, 8, 9]
 
 
 class Gen:
-    def __init__(self, seed):
+    def __init__(self, seed, max_ops=16):
         self.seed = seed
+        self.max_ops = max_ops
         self.r = random.Random(seed)
         self.np = np.random.default_rng(seed & 0xFFFFFFFF)
         self.g = Graph()
@@ -476,7 +477,7 @@ class Gen:
                 self.input(self.shape(), self.r.choice([I32, I64, I64]))
             else:
                 self.input(self.shape())
-        n_ops = self.r.randint(3, 16)
+        n_ops = self.r.randint(min(3, self.max_ops), self.max_ops)
         fams = FAMILY_WEIGHTS[self.theme]
         names = list(fams)
         weights = [fams[k] for k in names]
@@ -1833,6 +1834,6 @@ def sprinkle_specials(g, seed):
     return g
 
 
-def generate(seed, specials=False):
-    g = Gen(seed).run()
+def generate(seed, specials=False, max_ops=16):
+    g = Gen(seed, max_ops).run()
     return sprinkle_specials(g, seed) if specials else g
