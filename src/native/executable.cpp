@@ -50,6 +50,15 @@ void Executable::give_back(std::shared_ptr<uint8_t[]> arena) const {
 
 std::string Executable::library_bytes() const { return library_ ? library_->so_bytes() : std::string(); }
 
+namespace {
+
+// Whether t is a tensor of v's shape and dtype; the type strings for messages.
+bool has_type_of(const Tensor& t, const Value& v) { return t.defined() && t.dtype() == v.dtype && t.shape() == v.shape; }
+std::string type_of(const Value& v) { return ir::type_str(ir::tensor_type(v.shape, v.dtype)); }
+std::string type_of(const Tensor& t) { return ir::type_str(ir::tensor_type(t.shape(), t.dtype())); }
+
+}  // namespace
+
 // A backend module's results are checked against the function's type before any kernel reads
 // them: a wrong count, shape or dtype is an error naming the region, never a wrong read.
 void Executable::check_external_results(const Call& c, const std::vector<Tensor>& got) const {
@@ -58,10 +67,9 @@ void Executable::check_external_results(const Call& c, const std::vector<Tensor>
                 std::to_string(c.outputs.size()));
   for (size_t k = 0; k < got.size(); ++k) {
     const Value& v = plan_.values[static_cast<size_t>(c.outputs[k])];
-    if (!got[k].defined() || got[k].dtype() != v.dtype || got[k].shape() != v.shape)
-      throw Error("region @" + c.kernel + " result " + std::to_string(k) + ": expected " +
-                  ir::type_str(ir::tensor_type(v.shape, v.dtype)) + ", got " +
-                  (got[k].defined() ? ir::type_str(ir::tensor_type(got[k].shape(), got[k].dtype())) : "no tensor"));
+    if (!has_type_of(got[k], v))
+      throw Error("region @" + c.kernel + " result " + std::to_string(k) + ": expected " + type_of(v) + ", got " +
+                  (got[k].defined() ? type_of(got[k]) : "no tensor"));
   }
 }
 
@@ -87,9 +95,9 @@ std::vector<Tensor> Executable::run(const std::vector<Tensor>& inputs, int threa
     throw Error("the model expects " + std::to_string(plan_.inputs.size()) + " inputs, got " + std::to_string(inputs.size()));
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Value& v = plan_.values[static_cast<size_t>(plan_.inputs[i])];
-    if (!inputs[i].defined() || inputs[i].dtype() != v.dtype || inputs[i].shape() != v.shape)
-      throw Error("input " + std::to_string(i) + ": expected " + ir::type_str(ir::tensor_type(v.shape, v.dtype)) +
-                  (inputs[i].defined() ? ", got " + ir::type_str(ir::tensor_type(inputs[i].shape(), inputs[i].dtype())) : ""));
+    if (!has_type_of(inputs[i], v))
+      throw Error("input " + std::to_string(i) + ": expected " + type_of(v) +
+                  (inputs[i].defined() ? ", got " + type_of(inputs[i]) : ""));
   }
   if (threads > 0) omp_set_num_threads(threads);
   // This run's activation memory, back to the pool when the run ends (or throws).
