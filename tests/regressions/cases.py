@@ -163,6 +163,13 @@ def where_reduce_sum(rng):
 
 
 @case
+def uint8_add_wraps_before_max(rng):
+    """uint8 255 + 1 was compared as 256 in the generated C (integer promotion) and stored as 0."""
+    return ([h.make_node('Add', ['b', 'k'], ['t']), h.make_node('Max', ['a', 't'], ['y'])],
+            {'a': ([5, 9], np.uint8), 'b': ([5, 9], np.uint8)}, ['y'], [nh.from_array(np.array(1, np.uint8), 'k')])
+
+
+@case
 def grouped_conv_same_3wide(rng):
     """Every output column of a 3-wide plane is a padding border: loop partition gave each its own
     nest (1,842 loops, the C compiler ran for minutes). Run with a short timeout."""
@@ -182,15 +189,23 @@ def reflect_pad_depthwise(rng):
 def write(name, out):
     rng = np.random.default_rng(sorted(CASES).index(name) + 1)
     nodes, inputs, outputs, inits = CASES[name](rng)
-    g = h.make_graph(nodes, name, [h.make_tensor_value_info(n, TensorProto.FLOAT, s) for n, s in inputs.items()],
-                     [h.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in outputs], inits)
+    # An input is a shape (float32) or (shape, numpy dtype); outputs take the first input's dtype.
+    spec = {n: v if isinstance(v, tuple) else (v, np.float32) for n, v in inputs.items()}
+    elem = {np.float32: TensorProto.FLOAT, np.uint8: TensorProto.UINT8}
+    out_t = elem[next(iter(spec.values()))[1]]
+    g = h.make_graph(nodes, name, [h.make_tensor_value_info(n, elem[t], s) for n, (s, t) in spec.items()],
+                     [h.make_tensor_value_info(n, out_t, None) for n in outputs], inits)
     m = h.make_model(g, opset_imports=[h.make_opsetid('', 13)])
     m.ir_version = 8
     d = os.path.join(out, name)
     os.makedirs(os.path.join(d, 'inputs'), exist_ok=True)
     onnx.save(m, os.path.join(d, 'model.onnx'))
-    for n, s in inputs.items():
-        np.save(os.path.join(d, 'inputs', n + '.npy'), rng.uniform(-2, 2, s).astype(np.float32))
+    for n, (s, t) in spec.items():
+        x = rng.uniform(-2, 2, s)
+        if t == np.uint8:  # every range, and the top value that wraps when incremented
+            x = rng.integers(0, 256, s)
+            x.flat[::2] = 255
+        np.save(os.path.join(d, 'inputs', n + '.npy'), x.astype(t))
     json.dump(list(inputs), open(os.path.join(d, 'inputs.json'), 'w'))
     json.dump(outputs, open(os.path.join(d, 'outputs.json'), 'w'))
 

@@ -208,9 +208,9 @@ class FuncGen {
         return "((" + std::string(c_type(e->dtype)) + ")" + std::to_string(e->int_value) + "LL)";
       case ExprKind::FloatImm: return float_literal(e->float_value, e->dtype);
       case ExprKind::Var: return names_.name(e.get(), e->name);
-      case ExprKind::Add: return bin(e, "+");
-      case ExprKind::Sub: return bin(e, "-");
-      case ExprKind::Mul: return bin(e, "*");
+      case ExprKind::Add: return narrow(e, bin(e, "+"));
+      case ExprKind::Sub: return narrow(e, bin(e, "-"));
+      case ExprKind::Mul: return narrow(e, bin(e, "*"));
       case ExprKind::Div:
       case ExprKind::Mod: {
         const bool div = e->kind == ExprKind::Div;
@@ -256,6 +256,14 @@ class FuncGen {
         SY_CHECK(false) << "C code generation met a tensor-expression node: " << print_expr(e);
     }
     return "";
+  }
+
+  // C computes int8/int16/uint8 arithmetic in int: the result is cast back to its type, so that
+  // it wraps where it is computed, not only where it is stored (uint8 255 + 1 compared as 256).
+  static std::string narrow(const Expr& e, std::string s) {
+    const DType t = e->dtype;
+    if (t != DType::i8 && t != DType::i16 && t != DType::u8) return s;
+    return "((" + std::string(c_type(t)) + ")" + s + ")";
   }
 
   std::string bin(const Expr& e, const char* op) {
