@@ -10,6 +10,7 @@
 #include <random>
 #include <string>
 
+#include "target/host.h"
 #include "codegen/c/build.h"
 #include "ir/module.h"
 #include "native/lower_function.h"
@@ -85,7 +86,7 @@ Case unary_case(const std::string& name, ops::OpCode op, ir::AttrsPtr attrs, Sha
 void run_case(const Case& c, int repeats, bool prepack) {
   ir::Module fused = passes::fuse_ops(c.module);
   int packed = 0;
-  if (prepack) fused = topi::prepack_constants(fused, &packed);
+  if (prepack) fused = topi::prepack_constants(fused, target::host(), &packed);
   auto* call = fused.main().body->as<ir::CallNode>();
   auto* fn = call ? call->callee->as<ir::FunctionNode>() : nullptr;
   if (!fn) {

@@ -13,6 +13,7 @@
 #include "ir/expr.h"
 #include "pattern/pattern.h"
 #include "support/tensor.h"
+#include "target/target.h"
 
 namespace sy::backends {
 
@@ -75,7 +76,10 @@ class Backend {
   // or a compute-heavy op (conv, dense, matmul, pooling, normalisation, softmax), or at least
   // two ops (a lone elementwise op between native ops costs more in copies than it saves).
   virtual Verdict worth_offloading(const RegionSummary& region) const;
-  virtual std::unique_ptr<RuntimeModule> compile(const std::vector<ExternFunction>& fns) const = 0;
+  // Builds the module for a target: code the backend generates (e.g. C) uses only its features
+  // (target.compiler_flags()); a library that dispatches on the CPU at run time may ignore it.
+  virtual std::unique_ptr<RuntimeModule> compile(const std::vector<ExternFunction>& fns,
+                                                 const target::Target& target) const = 0;
   virtual std::unique_ptr<RuntimeModule> load(const std::string& bytes,
                                               const std::vector<ExternFunction>& fns) const = 0;
 };

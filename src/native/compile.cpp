@@ -14,6 +14,7 @@
 #include "passes/simplify_arith.h"
 #include "support/error.h"
 #include "support/tensor_storage.h"
+#include "target/host.h"
 #include "topi/topi.h"
 
 namespace sy::native {
@@ -32,9 +33,9 @@ std::vector<const ir::ExprNode*> primitive_calls(const ir::Module& m) {
 }
 
 // The packed weights live as long as the executable.
-ir::Module prepack(const ir::Module& m) {
+ir::Module prepack(const ir::Module& m, const target::Target& t) {
   LongLivedTensors weights;
-  return topi::prepack_constants(m);
+  return topi::prepack_constants(m, t);
 }
 
 // Marks the calls at the given positions with Fallback=<reason>.
@@ -76,11 +77,13 @@ Compiled compile_native(const ir::Module& m, const CompileOptions& opts) {
   out.fused = is_fused(m) ? m : passes::fuse_ops(passes::simplify_arith(passes::fold_constants(m)));
   Plan plan;
   std::vector<tir::PrimFunc> funcs;
+  const target::Target tgt = opts.target ? *opts.target : target::host();
+  if (tgt.kind != target::Kind::Cpu) throw Error("native kernels need a cpu target, not '" + tgt.str() + "'");
   LowerFunctionOptions lo;
-  lo.vector_lanes = opts.vector_lanes;
+  lo.target = &tgt;
   // Lower every distinct kernel; groups that fail are marked Fallback and the plan redone once.
   for (int attempt = 0; attempt < 2; ++attempt) {
-    ir::Module packed = prepack(out.fused);
+    ir::Module packed = prepack(out.fused, tgt);
     plan = plan_module(packed);
     funcs.clear();
     std::map<size_t, std::string> failed;  // kernel index -> reason
@@ -115,22 +118,25 @@ Compiled compile_native(const ir::Module& m, const CompileOptions& opts) {
   say("compiling " + std::to_string(funcs.size()) + " kernels with the C compiler");
   codegen::BuildOptions bo;
   bo.externs = topi::extern_table();
+  bo.compile.target_flags = tgt.compiler_flags();
   std::shared_ptr<codegen::Module> lib = funcs.empty() ? nullptr : codegen::build(funcs, bo);
   out.compile_seconds = since(t1);
   out.generated_c = lib ? lib->generated_c() : "";
-  out.executable = std::make_shared<Executable>(std::move(plan), std::move(lib));
+  out.executable = std::make_shared<Executable>(std::move(plan), std::move(lib), tgt);
   return out;
 }
 
-std::shared_ptr<Executable> load_native(const ir::Module& fused, const std::string& library_bytes) {
+std::shared_ptr<Executable> load_native(const ir::Module& fused, const std::string& library_bytes,
+                                        const target::Target& target) {
   if (!is_fused(fused)) throw Error("the artifact's graph is not in fused form");
-  Plan plan = plan_module(prepack(fused));
+  if (target.kind != target::Kind::Cpu) throw Error("the artifact's native kernels have no cpu target");
+  Plan plan = plan_module(prepack(fused, target));
   std::shared_ptr<codegen::Module> lib =
       library_bytes.empty() ? nullptr : codegen::Module::load_from_bytes(library_bytes, topi::extern_table());
   for (const Call& c : plan.calls)
     if (!c.external && !c.fallback && (!lib || !lib->has_kernel(c.kernel)))
       throw Error("the artifact's native library has no kernel " + c.kernel);
-  return std::make_shared<Executable>(std::move(plan), std::move(lib));
+  return std::make_shared<Executable>(std::move(plan), std::move(lib), target);
 }
 
 }  // namespace sy::native

@@ -3,15 +3,19 @@
 #pragma once
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "ir/module.h"
 #include "native/executable.h"
+#include "target/target.h"
 
 namespace sy::native {
 
 struct CompileOptions {
-  int vector_lanes = 16;
+  // The machine the kernels are for (its features become the C compiler's -march and -m flags;
+  // its vector width and registers size the schedules). Unset: the host.
+  std::optional<target::Target> target;
   // Progress messages ("lowering 12/57 kernels", "compiling C ..."), for long compiles.
   std::function<void(const std::string&)> progress;
 };
@@ -33,8 +37,10 @@ struct Compiled {
 // an attribute value it does not support) is marked Fallback and runs on the reference kernels.
 Compiled compile_native(const ir::Module& m, const CompileOptions& opts = {});
 
-// Rebuilds the executable of an artifact: the fused module and its library's bytes; no compiler.
-std::shared_ptr<Executable> load_native(const ir::Module& fused, const std::string& library_bytes);
+// Rebuilds the executable of an artifact: the fused module, its library's bytes and the target
+// they were compiled for (the weights are packed for it again); no compiler.
+std::shared_ptr<Executable> load_native(const ir::Module& fused, const std::string& library_bytes,
+                                        const target::Target& target);
 
 // Whether a module is in fused form (what compile_native returns).
 bool is_fused(const ir::Module& m);

@@ -10,11 +10,13 @@
 #include "ir/type.h"
 #include "support/error.h"
 #include "support/tensor_storage.h"
+#include "target/host.h"
 
 namespace sy::native {
 
-Executable::Executable(Plan plan, std::shared_ptr<codegen::Module> library)
-    : plan_(std::move(plan)), library_(std::move(library)) {
+Executable::Executable(Plan plan, std::shared_ptr<codegen::Module> library, target::Target target)
+    : plan_(std::move(plan)), library_(std::move(library)), target_(std::move(target)) {
+  if (library_) cannot_run_ = target::cannot_run_here(target_, "the native kernels");
   fallback_.resize(plan_.kernels.size());
   for (const Call& c : plan_.calls) {
     if (c.fallback && fallback_[static_cast<size_t>(c.function)].functions.empty()) {
@@ -91,6 +93,7 @@ void Executable::run_fallback(size_t ci, const Resolve& resolve) const {
 
 std::vector<Tensor> Executable::run(const std::vector<Tensor>& inputs, int threads, const ExternalRunner& external,
                                     CallTimes* times) const {
+  if (!cannot_run_.empty()) throw Error(cannot_run_);
   if (inputs.size() != plan_.inputs.size())
     throw Error("the model expects " + std::to_string(plan_.inputs.size()) + " inputs, got " + std::to_string(inputs.size()));
   for (size_t i = 0; i < inputs.size(); ++i) {

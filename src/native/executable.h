@@ -11,6 +11,7 @@
 #include "codegen/c/module.h"
 #include "ir/module.h"
 #include "native/plan.h"
+#include "target/target.h"
 
 namespace sy::native {
 
@@ -26,8 +27,10 @@ struct CallTimes {
 class Executable {
  public:
   // The library must hold every generated kernel of the plan (sy::Error naming a missing one);
-  // it may be null when every kernel falls back to the reference kernels.
-  Executable(Plan plan, std::shared_ptr<codegen::Module> library);
+  // it may be null when every kernel falls back to the reference kernels. `target` is what the
+  // kernels were built for: an executable for a CPU with features this one lacks can be made
+  // (cross-compilation) and saved, but run() refuses it.
+  Executable(Plan plan, std::shared_ptr<codegen::Module> library, target::Target target);
 
   // Runs on inputs (checked against the plan's input types, errors name the input);
   // one tensor per result of @main. Safe to call from several threads at once: each run takes an
@@ -38,6 +41,7 @@ class Executable {
                           CallTimes* times = nullptr) const;
 
   const Plan& plan() const { return plan_; }
+  const target::Target& target() const { return target_; }
   // The library's bytes ("" when there is no generated kernel).
   std::string library_bytes() const;
   const codegen::Module* library() const { return library_.get(); }
@@ -49,6 +53,8 @@ class Executable {
 
   Plan plan_;
   std::shared_ptr<codegen::Module> library_;
+  target::Target target_;
+  std::string cannot_run_;  // why this CPU cannot run the kernels ("" when it can)
   std::vector<codegen::PackedKernel> kernels_;  // per call (null for external and fallback calls)
   std::vector<ir::Module> fallback_;            // per unique kernel: a module for the reference executor
   // Activation arenas not in use by a run. Zeroed, 64-byte aligned, long-lived: a large arena is

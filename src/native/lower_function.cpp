@@ -6,6 +6,7 @@
 
 #include "ir/visitor.h"
 #include "support/error.h"
+#include "target/host.h"
 #include "te/lower.h"
 #include "topi/topi.h"
 
@@ -43,6 +44,8 @@ const ir::CallNode* anchor_of(const ir::FunctionNode& fn) {
 }
 
 tir::PrimFunc lower_function(const ir::FunctionNode& fn, const std::string& name, const LowerFunctionOptions& opts) {
+  const target::Target& tgt = opts.target ? *opts.target : target::host();
+  SY_CHECK(tgt.kind == target::Kind::Cpu) << "lower_function for target " << tgt.str();
   std::unordered_map<const ir::ExprNode*, std::vector<te::Tensor>> value;
   std::vector<te::Tensor> args;
   for (size_t i = 0; i < fn.params.size(); ++i) {
@@ -72,7 +75,7 @@ tir::PrimFunc lower_function(const ir::FunctionNode& fn, const std::string& name
           SY_CHECK(it != value.end() && it->second.size() == 1) << "fused op argument is not a tensor";
           ins.push_back(it->second[0]);
         }
-        std::vector<te::Tensor> outs = impl->compute(*c, ins);
+        std::vector<te::Tensor> outs = impl->compute(*c, ins, tgt);
         size_t want = ir::is_tensor(e->type) ? 1 : e->type->fields.size();
         SY_CHECK(outs.size() == want) << ops::op_name(c->op) << ": compute returned " << outs.size() << " tensors, type has " << want;
         if (c == anchor) anchor_outputs = outs;
@@ -105,7 +108,9 @@ tir::PrimFunc lower_function(const ir::FunctionNode& fn, const std::string& name
   g.anchor = anchor;
   g.anchor_outputs = anchor_outputs;
   g.knobs = opts.knobs;
-  g.vector_lanes = opts.vector_lanes;
+  g.target = &tgt;
+  g.vector_lanes = tgt.vector_lanes();
+  g.vector_registers = tgt.vector_registers();
   const topi::OpImpl* impl = anchor ? topi::find(anchor->op) : nullptr;
   if (impl && impl->schedule)
     impl->schedule(g);

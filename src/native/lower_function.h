@@ -4,6 +4,7 @@
 #include <string>
 
 #include "ir/expr.h"
+#include "target/target.h"
 #include "te/schedule.h"
 #include "tir/stmt.h"
 
@@ -11,7 +12,7 @@ namespace sy::native {
 
 struct LowerFunctionOptions {
   te::Knobs* knobs = nullptr;
-  int vector_lanes = 16;
+  const target::Target* target = nullptr;  // null: the host
 };
 
 // The kernel's parameters are the function's parameters in order, then its outputs (one per

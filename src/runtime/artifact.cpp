@@ -19,6 +19,7 @@
 #include "support/mapped_file.h"
 #include "support/tensor_storage.h"
 #include "switchyard/version.h"
+#include "target/host.h"
 
 namespace sy::runtime {
 
@@ -102,6 +103,7 @@ void save_artifact(const CompiledModel& model, const std::string& path) {
   meta["backends"] = nlohmann::json::array();
   for (const auto& [name, _] : model.modules) meta["backends"].push_back(name);
   meta["native"] = model.native != nullptr;
+  meta["target"] = model.target.str();
   sections.push_back({"meta", meta.dump()});
   ir::PrintOptions po;
   ir::BlobLayout weights;
@@ -205,10 +207,19 @@ CompiledModel load_artifact_bytes(std::string_view data, const std::string& path
   for (const char* needed : {"meta", "graph", "constants"})
     if (!sections.count(needed)) throw Error(path + ": corrupted artifact: no '" + needed + "' section");
 
+  // The target first: code for features this CPU lacks would die of SIGILL in its first kernel.
+  CompiledModel cm;
+  try {
+    nlohmann::json meta = nlohmann::json::parse(sections["meta"]);
+    cm.target = target::parse(meta.at("target").get<std::string>(), target::Target{});
+  } catch (const std::exception& e) {
+    throw Error(path + ": corrupted artifact: meta: " + e.what());
+  }
+  if (std::string why = target::cannot_run_here(cm.target, "its kernels"); !why.empty())
+    throw Error(path + ": cannot run on this CPU: " + why);
   LongLivedTensors model_lifetime;  // what is built from here on lives as long as the loaded model
   Result<ir::Module> parsed = ir::parse_module(std::string(sections["graph"]), sections["constants"]);
   if (!parsed.is_ok()) throw Error(path + ": corrupted artifact: graph: " + parsed.status().message());
-  CompiledModel cm;
   cm.module = std::move(parsed.value());
   Status st = ir::verify(cm.module);
   if (!st.is_ok()) throw Error(path + ": corrupted artifact: graph: " + st.message());
@@ -223,7 +234,7 @@ CompiledModel load_artifact_bytes(std::string_view data, const std::string& path
     for (const auto& f : fns) cm.backend_of[f.symbol] = backend;
   }
   auto lib = sections.find(kNativeLibrary);
-  if (lib != sections.end()) cm.native = native::load_native(cm.module, std::string(lib->second));
+  if (lib != sections.end()) cm.native = native::load_native(cm.module, std::string(lib->second), cm.target);
   return cm;
 }
 

@@ -5,7 +5,7 @@
 //   "SWYDART\0"  u32 format_version  u32 section_count
 //   section_count x { u32 name_len, name, u64 size, u64 checksum(content), content }
 //   u64 checksum(header and every section's name, size and checksum)
-// Sections: "meta" (JSON: writer version, backends), "graph" (IR text of the partitioned module,
+// Sections: "meta" (JSON: writer version, backends, the target string the code was built for),"graph" (IR text of the partitioned module,
 // large constants as blob(OFFSET)), "constants" (their bytes, each constant once),
 // "module:<backend>" (RuntimeModule::save bytes; weights are not repeated there), and for the
 // native path "native:library" (the generated kernels' shared library; the graph is then the
@@ -19,14 +19,16 @@
 
 namespace sy::runtime {
 
-inline constexpr uint32_t kArtifactFormatVersion = 1;
+// 2: the meta section holds the target; native weights are packed in the target's vector width.
+inline constexpr uint32_t kArtifactFormatVersion = 2;
 
 // Writes atomically (a temporary file renamed into place). Throws sy::Error on I/O failure.
 void save_artifact(const CompiledModel& model, const std::string& path);
 
 // Reads, verifies and loads an artifact; each backend module is rebuilt with Backend::load from
 // the backends in `available`. Throws sy::Error naming the problem: not an artifact, written by
-// an incompatible format version, truncated, corrupted (checksum), or a backend not built in.
+// an incompatible format version, truncated, corrupted (checksum), a backend not built in, or
+// code built for CPU features this CPU lacks (naming them).
 CompiledModel load_artifact(const std::string& path, const std::vector<const backends::Backend*>& available);
 // The same for the artifact's bytes (which must outlive the call); `path` prefixes the messages.
 CompiledModel load_artifact_bytes(std::string_view data, const std::string& path,

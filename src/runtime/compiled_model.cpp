@@ -21,19 +21,21 @@ const backends::Backend& find_backend(const std::string& name, const std::vector
 
 }  // namespace
 
-CompiledModel build_modules(const ir::Module& partitioned, const std::vector<const backends::Backend*>& available) {
+CompiledModel build_modules(const ir::Module& partitioned, const std::vector<const backends::Backend*>& available,
+                            const target::Target& target) {
   CompiledModel cm;
+  cm.target = target;
   std::set<std::string> failed;
   for (auto& [backend, fns] : partition::extern_functions(partitioned)) {
     const backends::Backend& b = find_backend(backend, available);
     try {
-      cm.modules[backend] = b.compile(fns);
+      cm.modules[backend] = b.compile(fns, target);
     } catch (const std::exception& all) {  // sy::Error, or the library's own (dnnl::error)
       // Only on failure: build each function alone to learn which ones the backend cannot take.
       std::vector<backends::ExternFunction> ok;
       for (const auto& f : fns) {
         try {
-          b.compile({f});
+          b.compile({f}, target);
           ok.push_back(f);
         } catch (const std::exception& e) {
           failed.insert(f.symbol);
@@ -42,7 +44,7 @@ CompiledModel build_modules(const ir::Module& partitioned, const std::vector<con
         }
       }
       if (ok.size() == fns.size()) throw Error(backend + ": building its regions together failed: " + all.what());
-      if (!ok.empty()) cm.modules[backend] = b.compile(ok);
+      if (!ok.empty()) cm.modules[backend] = b.compile(ok, target);
       fns = ok;
     }
     for (const auto& f : fns) cm.backend_of[f.symbol] = backend;

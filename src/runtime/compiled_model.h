@@ -11,6 +11,7 @@
 #include "ir/module.h"
 #include "native/executable.h"
 #include "support/tensor.h"
+#include "target/target.h"
 
 namespace sy::runtime {
 
@@ -19,6 +20,7 @@ struct CompiledModel {
   std::map<std::string, std::unique_ptr<backends::RuntimeModule>> modules;  // by backend name
   std::map<std::string, std::string> backend_of;                            // symbol -> backend
   std::shared_ptr<native::Executable> native;                               // the compiled path, if built
+  target::Target target = target::reference();  // what the generated code (native, backends) is for
   // Regions a backend claimed but could not build, inlined back to run natively: one line each,
   // naming the region and the backend's reason (printed as warnings).
   std::vector<std::string> fallbacks;
@@ -32,6 +34,8 @@ struct CompiledModel {
 // function's Compiler attribute among `available`); throws sy::Error if one is missing. A claim
 // never turns into an error: a function its backend fails to build is inlined back into @main
 // (so it runs natively) and noted in `fallbacks`.
-CompiledModel build_modules(const ir::Module& partitioned, const std::vector<const backends::Backend*>& available);
+// `target` is what generated code is built for (recorded in the model and its artifact).
+CompiledModel build_modules(const ir::Module& partitioned, const std::vector<const backends::Backend*>& available,
+                            const target::Target& target);
 
 }  // namespace sy::runtime

@@ -1,10 +1,11 @@
 // Native computes and schedules of nn.conv2d and nn.conv2d_transpose.
 //
 // conv2d, groups == 1 (the performance path, as TVM's x86 NCHW[x]c conv): the weight is packed
-// to [ceil(O/16)][C][KH][KW][16] (a stage of the kernel, or given pre-packed as a 5-d parameter;
-// see prepack_conv2d_weight in topi.h), the convolution is computed in a blocked layout
-// conv2d_nchwc[N][O/16][OH][OW][16] one register tile at a time (tile_oc output channels x a
-// block of output pixels, accumulated over input channels and taps with 16-lane vectors), and each
+// to [ceil(O/B)][C][KH][KW][B], B = one vector of the target (a stage of the kernel, or given
+// pre-packed as a 5-d parameter; see prepack_constants in topi.h), the convolution is computed in
+// a blocked layout conv2d_nchwc[N][O/B][OH][OW][B] one register tile at a time (tile_oc output
+// channels x a block of output pixels, accumulated over input channels and taps in vectors; the
+// tile is sized from the target's vector register count), and each
 // tile is written out in NCHW through the group's epilogue (bias, residual add, relu, clip, ...).
 // Pointwise (1x1, stride 1, unpadded) convs with few input channels are a GEMM over the flattened
 // plane: vectors along the pixels (contiguous in NCHW for input and output), the weight read as
@@ -20,7 +21,6 @@ namespace sy::topi::nn {
 
 namespace {
 
-constexpr int64_t kBlock = 16;  // output channels per packed weight block (one AVX-512 f32 vector)
 // Convs with at most this many products per output, at least this output width and unit width
 // stride vectorize along the output rows instead of over output channels.
 constexpr int64_t kPixelPathMaxReduction = 48;
@@ -61,12 +61,13 @@ Tensor pad_input(const Tensor& x, int64_t Hp, int64_t Wp, int64_t pt, int64_t pl
   }, "conv2d_pad");
 }
 
-std::vector<Tensor> conv2d(const ir::CallNode& c, const std::vector<Tensor>& in) {
+std::vector<Tensor> conv2d(const ir::CallNode& c, const std::vector<Tensor>& in, const target::Target& target) {
   const auto& a = c.attrs_as<ops::Conv2dAttrs>();
   const Tensor& x = in.at(0);
   const Tensor& w = in.at(1);
   require_float(c, x);
   const bool prepacked = w.ndim() == 5;
+  const int64_t kBlock = prepacked ? w.shape()[4] : weight_block(target);
   ConvGeom g = conv_geom(c, x, w, a.strides, a.padding, a.dilation, a.groups);
   const bool has_bias = in.size() > 2;
   const DType t = x.dtype();
@@ -170,12 +171,15 @@ void schedule_conv2d(GroupSchedule& g) {
       p.vectorize(wi);
     }
   }
+  const int64_t R = g.vector_registers;
   if (flat) {
-    // Register tile: tile_o output channels x up to 4 vectors of pixels of the flattened plane.
+    // Register tile: tile_o output channels x vectors of pixels of the flattened plane; the
+    // accumulators, one pixel vector per column and the broadcast weight fit the registers.
     const int64_t to = std::min<int64_t>(O, knobs.define("tile_o_flat", {6, 4, 8}));
     const int64_t HW = OH * OW;
     const int64_t nv = (HW + g.vector_lanes - 1) / g.vector_lanes;
-    const int64_t max_vectors = knobs.define("tile_vectors_flat", {4, 3, 2});
+    const int64_t fit = std::max<int64_t>(1, (R - 1) / (to + 1));
+    const int64_t max_vectors = knobs.define("tile_vectors_flat", distinct({fit, fit - 1, fit - 2}));
     const int64_t chunks = (nv + max_vectors - 1) / max_vectors;
     const int64_t tw = std::min(HW, (nv + chunks - 1) / chunks * g.vector_lanes);
     te::Axis n = out.leaves()[0], o = out.leaves()[1];
@@ -203,12 +207,14 @@ void schedule_conv2d(GroupSchedule& g) {
     return;
   }
   if (rows) {
-    // Register tile: tile_o output channels x a piece of one output row (16-lane vectors).
+    // Register tile: tile_o output channels x a piece of one output row (as many vectors as the
+    // registers hold beside one input vector per column and the broadcast weight).
     te::Knobs local_knobs;
     te::Knobs& kn = g.knobs ? *g.knobs : local_knobs;
     const int64_t to = std::min<int64_t>(O, kn.define("tile_o_rows", {6, 4, 8, 2}));
     const int64_t nv = (OW + g.vector_lanes - 1) / g.vector_lanes;
-    const int64_t chunks = (nv + 5) / 6;  // at most 6 vectors per row piece
+    const int64_t piece = std::max<int64_t>(1, (R - 1) / (to + 1));
+    const int64_t chunks = (nv + piece - 1) / piece;
     const int64_t tw = std::min(OW, (nv + chunks - 1) / chunks * g.vector_lanes);
     te::Axis n = out.leaves()[0], o = out.leaves()[1], oh = out.leaves()[2], ow = out.leaves()[3];
     auto [ob, oi] = out.split(o, to);
@@ -231,8 +237,8 @@ void schedule_conv2d(GroupSchedule& g) {
     te::Stage& d = *s.find(dw.get());
     te::Axis nc = fuse_leading(out, 2);
     out.parallel(nc);
-    // A block of output rows (about 64 outputs) accumulated over the taps at a time.
-    const int64_t th = std::max<int64_t>(1, std::min<int64_t>(OH, 64 / OW));
+    // A block of output rows (about 4 vectors of outputs) accumulated over the taps at a time.
+    const int64_t th = std::max<int64_t>(1, std::min<int64_t>(OH, 4 * g.vector_lanes / OW));
     te::Axis oh0 = out.leaves()[1];
     auto [ohb, ohi] = out.split(oh0, th);
     te::Axis ow = out.leaves()[3];
@@ -267,12 +273,20 @@ void schedule_conv2d(GroupSchedule& g) {
     te::Axis oc = fuse_leading(wp, 2);
     wp.parallel(oc);
   }
+  // The weight block is the blocked layout's innermost extent (one vector of the target).
+  const int64_t kBlock = yc->shape.back();
   const int64_t Oo = (O + kBlock - 1) / kBlock;
-  const int64_t tile_oc = knobs.define("tile_oc", Oo >= 2 ? std::vector<int64_t>{32, 16} : std::vector<int64_t>{16});
-  if (tile_oc % kBlock != 0) throw Error("conv2d schedule: tile_oc must be a multiple of 16");
+  const int64_t tile_oc =
+      knobs.define("tile_oc", Oo >= 2 ? std::vector<int64_t>{2 * kBlock, kBlock} : std::vector<int64_t>{kBlock});
+  if (tile_oc % kBlock != 0) throw Error("conv2d schedule: tile_oc must be a multiple of " + std::to_string(kBlock));
+  // Accumulators (tile_oc / B vectors per pixel) + the tile's weight vectors + one broadcast
+  // input fill the registers: 14 pixels x 2 vectors with AVX-512's 32, 6 x 2 with AVX2's 16.
+  const int64_t v = tile_oc / kBlock, fit = std::max<int64_t>(1, (R - v - 1) / v);
+  auto part = [&](int64_t num, int64_t den) { return std::max<int64_t>(1, fit * num / den); };
   int64_t th = 1, tw = 1;
-  const int64_t pixels = knobs.define("tile_pixels", tile_oc >= 32 ? std::vector<int64_t>{14, 12, 8, 6, 4}
-                                                                   : std::vector<int64_t>{14, 24, 28, 8});
+  const int64_t pixels = knobs.define(
+      "tile_pixels", distinct(v >= 2 ? std::vector<int64_t>{fit, part(6, 7), part(4, 7), part(3, 7), part(2, 7)}
+                                     : std::vector<int64_t>{part(14, 30), part(24, 30), part(28, 30), part(8, 30)}));
   pixel_tile(OH, OW, pixels, th, tw);
   te::Axis n = out.leaves()[0];
   te::Axis o = out.leaves()[1], oh = out.leaves()[2], ow = out.leaves()[3];
@@ -281,7 +295,7 @@ void schedule_conv2d(GroupSchedule& g) {
   auto [wb, wi] = out.split(ow, tw);
   // n, ob, hb, wb | oi, hi, wi
   // Write-out of a tile (NCHW from the blocked tile): along the output rows (0), or along the
-  // channels with 16-lane vectors read from the tile (1).
+  // channels with vectors read from the tile (1).
   const int64_t copy = knobs.define("copy_out", {0, 1});
   if (copy == 1) {
     auto [oio, oii] = out.split(oi, kBlock);
@@ -294,7 +308,7 @@ void schedule_conv2d(GroupSchedule& g) {
   if (N * ((O + tile_oc - 1) / tile_oc) * ((OH + th - 1) / th) > 1) out.parallel(par);
   te::Stage& y = *s.find(yc.get());
   y.compute_at(out, wb);
-  // Register tile: taps outside, then (oc blocks, rows, columns) unrolled, 16 lanes vectorized.
+  // Register tile: taps outside, then (oc blocks, rows, columns) unrolled, the block's lanes vectorized.
   y.reorder({y.reduce_axis(0), y.reduce_axis(1), y.reduce_axis(2), y.axis(1), y.axis(2), y.axis(3), y.axis(4)});
   y.unroll(y.axis(1));
   y.unroll(y.axis(2));

@@ -1,9 +1,9 @@
 // Native computes and schedules of nn.dense (x . w^T + bias) and matmul (numpy semantics, batch
 // broadcasting). Both are computed as register tiles (tile_m rows x tile_n columns, the columns
-// in 16-lane vectors) accumulated over the whole K, tiles in parallel with the weight panel
+// in vectors of the target) accumulated over the whole K, tiles in parallel with the weight panel
 // outermost so that it stays in cache across the rows. nn.dense reads its weight packed as
-// [ceil(N/16)][K][16] (a stage of the kernel, or given pre-packed as a 3-d parameter; see
-// prepack_dense_weight in topi.h); matmul reads its right operand's rows directly.
+// [ceil(N/B)][K][B], B = one vector (a stage of the kernel, or given pre-packed as a 3-d
+// parameter; see prepack_constants in topi.h); matmul reads its right operand's rows directly.
 #include <algorithm>
 
 #include "topi/nn_util.h"
@@ -12,12 +12,11 @@ namespace sy::topi::nn {
 
 namespace {
 
-constexpr int64_t kBlock = 16;
-
-std::vector<Tensor> dense(const ir::CallNode& c, const std::vector<Tensor>& in) {
+std::vector<Tensor> dense(const ir::CallNode& c, const std::vector<Tensor>& in, const target::Target& target) {
   const Tensor& x = in.at(0);
   const Tensor& w = in.at(1);
   const bool prepacked = w.ndim() == 3;
+  const int64_t kBlock = prepacked ? w.shape()[2] : weight_block(target);
   const Shape& os = out_shape(c);
   const int64_t K = x.shape().back(), N = os.back();
   const DType t = x.dtype();
@@ -124,10 +123,13 @@ void schedule_gemm(GroupSchedule& g, const char* reduction_name, const char* pac
     te::Axis a = p.leaves()[0];
     p.parallel(a);
   }
+  // Register tile: tile_m rows x tile_n columns in vectors; the default, 6 rows x 2 vectors, is
+  // 12 accumulators + 2 weight vectors + 1 broadcast: it fits AVX2's 16 registers and AVX-512's 32.
+  const int64_t L = g.vector_lanes;
   const int64_t tm = std::min(M, knobs.define("tile_m", {6, 4, 8, 2, 1}));
-  int64_t tn = knobs.define("tile_n", {32, 16, 64, 48});
-  if (tn % kBlock != 0) throw Error("gemm schedule: tile_n must be a multiple of 16");
-  tn = std::min(tn, (N + kBlock - 1) / kBlock * kBlock);
+  int64_t tn = knobs.define("tile_n", {2 * L, L, 4 * L, 3 * L});
+  if (tn % L != 0) throw Error("gemm schedule: tile_n must be a multiple of " + std::to_string(L));
+  tn = std::min(tn, (N + L - 1) / L * L);
   te::Axis m = out.leaves()[r - 2], n = out.leaves()[r - 1];
   auto [mo, no, mi, ni] = out.tile(m, n, tm, tn);
   out.reorder({no, mo});  // weight panel outer, rows inner
@@ -140,9 +142,9 @@ void schedule_gemm(GroupSchedule& g, const char* reduction_name, const char* pac
   if (batch * ((M + tm - 1) / tm) * ((N + tn - 1) / tn) > 1 && batch * M * N * 64 >= (1 << 16)) out.parallel(par);
   te::Stage& R = *s.find(red.get());
   R.compute_at(out, par);
-  // Register tile: k outermost, then rows (unrolled) and 16-lane column vectors (unrolled, vectorized).
+  // Register tile: k outermost, then rows (unrolled) and column vectors (unrolled, vectorized).
   te::Axis rm = R.leaves()[r - 2], rn = R.leaves()[r - 1];
-  auto [rno, rni] = R.split(rn, kBlock);
+  auto [rno, rni] = R.split(rn, L);
   R.reorder({R.reduce_axis(0), rm, rno, rni});
   R.unroll(rm);
   R.unroll(rno);

@@ -12,8 +12,6 @@ namespace sy::topi {
 
 namespace {
 
-constexpr int64_t kBlock = 16;
-
 bool is_weight_op(const ir::CallNode& c) {
   return c.is_op() && (c.op == ops::OpCode::Conv2d || c.op == ops::OpCode::Dense || c.op == ops::OpCode::MatMul);
 }
@@ -32,6 +30,7 @@ const ir::CallNode* weight_anchor(const ir::FunctionNode& fn) {
 
 class Prepacker : public ir::ExprMutator {
  public:
+  explicit Prepacker(int64_t block) : block_(block) {}
   int packed = 0;
 
  protected:
@@ -54,7 +53,7 @@ class Prepacker : public ir::ExprMutator {
     const PackKey key{args[p].get(), anchor->op};
     auto it = packed_.find(key);
     if (it == packed_.end()) {
-      it = packed_.emplace(key, ir::constant(pack_weight(*anchor, w))).first;
+      it = packed_.emplace(key, ir::constant(pack_weight(*anchor, w, block_))).first;
       ++packed;
     }
     const Tensor& pw = it->second->as<ir::ConstantNode>()->value;
@@ -114,6 +113,7 @@ class Prepacker : public ir::ExprMutator {
   // rows; a constant's shape and dtype are its own).
   using PackKey = std::pair<const ir::ExprNode*, ops::OpCode>;
   std::map<PackKey, ir::Expr> packed_;
+  int64_t block_;
 };
 
 }  // namespace
@@ -127,9 +127,10 @@ bool packable_weight(const ir::CallNode& anchor) {
   return w.shape.size() == 2;
 }
 
-Tensor pack_weight(const ir::CallNode& anchor, const Tensor& w) {
+Tensor pack_weight(const ir::CallNode& anchor, const Tensor& w, int64_t kBlock) {
+  SY_CHECK(kBlock > 0) << "pack_weight: block " << kBlock;
   SY_CHECK(w.dtype() == DType::f32) << "pack_weight: f32 weights only";
-  if (anchor.op == ops::OpCode::MatMul) {  // B [K, N] -> [ceil(N/16)][K][16]
+  if (anchor.op == ops::OpCode::MatMul) {  // B [K, N] -> [ceil(N/block)][K][block]
     SY_CHECK(w.ndim() == 2) << "pack_weight: matmul weight must be 2-d";
     const int64_t K = w.shape()[0], N = w.shape()[1], blocks = (N + kBlock - 1) / kBlock;
     Tensor p = Tensor::uninitialized(DType::f32, {blocks, K, kBlock});  // every element written below
@@ -153,8 +154,8 @@ Tensor pack_weight(const ir::CallNode& anchor, const Tensor& w) {
   Tensor p = Tensor::uninitialized(DType::f32, ps);  // every element written below
   const float* src = w.data<float>();
   float* dst = p.data<float>();
-  // Rows of the source are read contiguously (the 16 lanes of a block are written with a 64-byte
-  // stride, which stays in cache): ~3x faster than reading the source with a stride of `inner`.
+  // Rows of the source are read contiguously (the lanes of a block are written with a stride of
+  // one vector, which stays in cache): ~3x faster than reading the source with a stride of `inner`.
   for (int64_t b = 0; b < blocks; ++b)
     for (int64_t l = 0; l < kBlock; ++l) {
       const int64_t o = b * kBlock + l;
@@ -169,9 +170,9 @@ Tensor pack_weight(const ir::CallNode& anchor, const Tensor& w) {
   return p;
 }
 
-ir::Module prepack_constants(const ir::Module& m, int* packed) {
+ir::Module prepack_constants(const ir::Module& m, const target::Target& t, int* packed) {
   ir::Module out = m;
-  Prepacker p;
+  Prepacker p(weight_block(t));
   const ir::FunctionNode& main = m.main();
   out.functions["main"] = ir::function(main.params, p.mutate(main.body), main.attrs);
   if (packed) *packed = p.packed;

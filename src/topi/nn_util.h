@@ -48,6 +48,9 @@ bool inline_all_but(GroupSchedule& g, const std::vector<te::Operation>& keep);
 te::Axis fuse_leading(te::Stage& st, size_t n);
 // Largest divisor of n that is <= cap (1 if none).
 int64_t largest_divisor(int64_t n, int64_t cap);
+// Knob candidates derived from the target: the positive values of `v` in order, each once (the
+// first is the default).
+std::vector<int64_t> distinct(const std::vector<int64_t>& v);
 
 // Registration per op family.
 void register_conv(Registry& r);

@@ -1,4 +1,5 @@
 // Registration of the nn op implementations (topi/nn_*.cpp) and the helpers they share.
+#include <algorithm>
 #include <set>
 
 #include "topi/nn_util.h"
@@ -50,6 +51,14 @@ int64_t largest_divisor(int64_t n, int64_t cap) {
   for (int64_t d = std::min(n, cap); d > 1; --d)
     if (n % d == 0) return d;
   return 1;
+}
+
+std::vector<int64_t> distinct(const std::vector<int64_t>& v) {
+  std::vector<int64_t> out;
+  for (int64_t x : v)
+    if (x > 0 && std::find(out.begin(), out.end(), x) == out.end()) out.push_back(x);
+  SY_CHECK(!out.empty()) << "knob without a positive candidate";
+  return out;
 }
 
 }  // namespace nn

@@ -33,4 +33,8 @@ const OpImpl* find(ops::OpCode op) {
 
 const ExternTable& extern_table() { return registry().externs; }
 
+// One vector: the conv and dense micro-kernels hold a block of outputs per register, and a
+// register tile spans several blocks.
+int weight_block(const target::Target& t) { return t.vector_lanes(); }
+
 }  // namespace sy::topi

@@ -8,10 +8,12 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "ir/expr.h"
 #include "ir/module.h"
+#include "target/target.h"
 #include "te/schedule.h"
 #include "te/tensor.h"
 
@@ -26,8 +28,41 @@ struct GroupSchedule {
   const ir::CallNode* anchor = nullptr;    // the anchor op call (inside the fused function)
   std::vector<te::Tensor> anchor_outputs;  // its output tensor(s) in this schedule
   te::Knobs* knobs = nullptr;              // tunable decisions; null: every knob at its default
-  int vector_lanes = 16;                   // f32 lanes per vector (AVX-512)
+  const target::Target* target = nullptr;  // the machine; every size below comes from it
+  int vector_lanes = 0;                    // f32 lanes per vector
+  int vector_registers = 0;                // architectural vector registers
   int threads = 0;                         // 0: as many as OpenMP gives
+};
+
+// What the native kernels derive from a target, in one place.
+// The packed weight block (output channels of conv2d, columns of dense per panel): one vector.
+int weight_block(const target::Target& t);
+
+// An op's compute: its output tensor(s) (one per result; tuple-valued ops return several) from one
+// input tensor per IR argument, for a target (most computes ignore it; conv2d and dense pack
+// their weight in target-sized blocks). Accepts functions with or without the target argument.
+class ComputeFn {
+ public:
+  using Fn = std::function<std::vector<te::Tensor>(const ir::CallNode&, const std::vector<te::Tensor>&,
+                                                   const target::Target&)>;
+  ComputeFn() = default;
+  template <typename F>
+  ComputeFn(F f) {  // NOLINT: implicit, so registrations read {compute, schedule}
+    if constexpr (std::is_invocable_v<F&, const ir::CallNode&, const std::vector<te::Tensor>&, const target::Target&>)
+      fn_ = std::move(f);
+    else
+      fn_ = [f = std::move(f)](const ir::CallNode& c, const std::vector<te::Tensor>& in, const target::Target&) {
+        return f(c, in);
+      };
+  }
+  std::vector<te::Tensor> operator()(const ir::CallNode& c, const std::vector<te::Tensor>& in,
+                                     const target::Target& t) const {
+    return fn_(c, in, t);
+  }
+  explicit operator bool() const { return static_cast<bool>(fn_); }
+
+ private:
+  Fn fn_;
 };
 
 // Extern C functions the generated code may call (extern stages, e.g. topk), by symbol. The
@@ -36,9 +71,8 @@ struct GroupSchedule {
 using ExternTable = std::map<std::string, void*>;
 
 struct OpImpl {
-  // The op's output tensor(s) (one per result; tuple-valued ops return several) from one input
-  // tensor per IR argument. Throws sy::Error for attribute values it does not support.
-  std::function<std::vector<te::Tensor>(const ir::CallNode& call, const std::vector<te::Tensor>& inputs)> compute;
+  // Throws sy::Error for attribute values it does not support.
+  ComputeFn compute;
   // Schedules a group anchored on this op. Must leave every compute stage that is not an output
   // either inlined or placed (compute_at). Null: schedule_injective.
   std::function<void(GroupSchedule& g)> schedule;
@@ -56,7 +90,8 @@ void schedule_injective(GroupSchedule& g);
 
 // ---- weight pre-packing (topi/nn_prepack.cpp): weights are constants, pack them once ----
 // nn.conv2d with groups == 1 and nn.dense, f32, read their weight in a blocked layout:
-//   conv2d OIHW [O, C, KH, KW] -> [ceil(O/16), C, KH, KW, 16];  dense [N, K] -> [ceil(N/16), K, 16]
+//   conv2d OIHW [O, C, KH, KW] -> [ceil(O/B), C, KH, KW, B];  dense [N, K] -> [ceil(N/B), K, B]
+// with B = weight_block(target)
 // (zero-padded to whole blocks). Given the plain weight, the kernel packs it itself on every call
 // (correct, but it costs a pass over the weight per run); given the packed one (a parameter of the
 // packed rank), it reads it directly.
@@ -69,12 +104,12 @@ void schedule_injective(GroupSchedule& g);
 // The anchor call keeps its result type but its weight argument no longer satisfies the op's type
 // relation: the result is for the native path only (do not re-infer types or run the reference
 // executor on it). *packed (if given) receives the number of weights packed.
-ir::Module prepack_constants(const ir::Module& m, int* packed = nullptr);
+ir::Module prepack_constants(const ir::Module& m, const target::Target& t, int* packed = nullptr);
 // The tensor-level steps (e.g. for an executor that binds constants itself): whether the op call's
 // weight (argument 1, of the given plain shape) is packable, and the packed tensor (for matmul:
 // the packed dense weight of B^T; the call must then be lowered as nn.dense).
 bool packable_weight(const ir::CallNode& anchor);
-Tensor pack_weight(const ir::CallNode& anchor, const Tensor& w);
+Tensor pack_weight(const ir::CallNode& anchor, const Tensor& w, int64_t block);
 
 // ---- registration (one function per op family file; called once by find()) ----
 struct Registry {

@@ -48,6 +48,35 @@ case "$3" in
     expect --json-check 'j["kernels"] == 3 and j["planned_bytes"] <= j["intermediate_bytes"]' -- "$SY" inspect mlp_native.sya --json
     expect --exit 1 --stderr-lines 1 --stderr-has "already partitioned" -- "$SY" run mlp.sya --backends x
     ;;
+  artifact_target)
+    # An artifact records its target; a CPU without the target's features refuses it with one line
+    # naming them (SWITCHYARD_HOST_TARGET plays an AVX2-only CPU on any machine).
+    export SWITCHYARD_CACHE_DIR="$WORK/cache"
+    "$SY" compile zoo:mlp -o avx512.sya --target "cpu -isa=avx512" -q
+    "$SY" compile zoo:mlp -o avx2.sya --target "cpu -isa=avx2" -q
+    expect --exit 1 --stderr-lines 1 --stderr-has "avx512.sya: cannot run on this CPU" --stderr-has "avx512f" \
+      --stderr-has "--target 'cpu -isa=avx2'" -- env SWITCHYARD_HOST_TARGET="cpu -isa=avx2" "$SY" run avx512.sya
+    # In process too: compiled for a feature the CPU lacks, it is refused before the first kernel.
+    expect --exit 1 --stderr-lines 1 --stderr-has "avx512f" -- \
+      env SWITCHYARD_HOST_TARGET="cpu -isa=avx2" "$SY" run zoo:mlp --target "cpu -isa=avx512"
+    expect --json-check 'j["target"].startswith("cpu -isa=avx2 ")' -- \
+      env SWITCHYARD_HOST_TARGET="cpu -isa=avx2" "$SY" run avx2.sya --json --repeat 1
+    # Each library holds the instructions of its target only: zmm registers in the AVX-512 one,
+    # none in the AVX2 one (each compile above wrote one library into the empty cache).
+    if command -v objdump >/dev/null; then
+      with512=0
+      for so in cache/*.so; do
+        if objdump -d --no-show-raw-insn "$so" | grep -q '%zmm'; then with512=$((with512 + 1)); fi
+      done
+      test "$(ls cache/*.so | wc -l)" = 2 && test "$with512" = 1
+    fi
+    # Where both run, the same outputs (the kernels differ; float sums may differ in the last bits).
+    "$SY" run avx2.sya --output-dir a2 >/dev/null
+    if "$SY" target --json | /usr/bin/python3 -c 'import json, sys; sys.exit(0 if json.load(sys.stdin)["isa"] == "avx512" else 1)'; then
+      "$SY" run avx512.sya --output-dir a5 >/dev/null
+      /usr/bin/python3 -c 'import numpy as np; a, b = np.load("a2/probs.npy"), np.load("a5/probs.npy"); assert np.allclose(a, b, rtol=1e-5, atol=1e-6), (a, b)'
+    fi
+    ;;
   partition_dot)
     # The Graphviz file renders (Debian graphviz) and names the inputs and ops.
     "$SY" partition zoo:mlp --dot g.dot >/dev/null

@@ -2,6 +2,7 @@
 // runs natively (named in a warning); results of the wrong shape are an error naming the region.
 #include <gtest/gtest.h>
 
+#include "target/host.h"
 #include "api/inputs.h"
 #include "backends/reference/executor.h"
 #include "native/compile.h"
@@ -26,7 +27,7 @@ ir::Module model() {
 
 runtime::CompiledModel build_native(const ir::Module& m, const testing::TestBackend& a, const testing::TestBackend& b) {
   partition::PartitionOptions opts{{&a, &b}, {}};
-  runtime::CompiledModel cm = runtime::build_modules(partition::partition_module(m, opts).module, {&a, &b});
+  runtime::CompiledModel cm = runtime::build_modules(partition::partition_module(m, opts).module, {&a, &b}, target::host());
   native::Compiled nc = native::compile_native(cm.module);
   cm.module = nc.fused;
   cm.native = nc.executable;

@@ -2,6 +2,7 @@
 // graph a region is one node, so a -> (region R) -> b with R fed by a and feeding b is a cycle.
 #include <gtest/gtest.h>
 
+#include "target/host.h"
 #include "api/inputs.h"
 #include "backends/reference/executor.h"
 #include "partition/pipeline.h"
@@ -29,7 +30,7 @@ TEST(MergeRegions, ARegionBetweenTwoOthersIsOneNodeOfTheRebuiltGraph) {
   int offloaded = 0;
   for (const auto& reg : r.report.regions) offloaded += reg.offloaded;
   EXPECT_EQ(offloaded, 3);  // alpha's two regions stay apart; beta's one
-  runtime::CompiledModel cm = runtime::build_modules(r.module, {&alpha, &beta});
+  runtime::CompiledModel cm = runtime::build_modules(r.module, {&alpha, &beta}, target::host());
   Tensor in = api::random_tensor({3, 5}, DType::f32, 3);
   std::vector<Tensor> want = reference::run_module(m, {in}).value(), got = cm.run({in}, 1);
   ASSERT_EQ(got.size(), 2u);

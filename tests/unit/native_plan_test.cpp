@@ -82,7 +82,7 @@ def @main(%x: Tensor[(2, 8), float32]) -> Tensor[(2, 8), float32] {
   std::vector<Tensor> out = c.executable->run({x}, 1, nullptr);
   for (int i = 0; i < 16; ++i) EXPECT_FLOAT_EQ(out[0].data<float>()[i], std::exp(static_cast<float>(i - 8) / 4.0f));
   // Loading from the library bytes keeps the split.
-  auto loaded = native::load_native(c.fused, c.executable->library_bytes());
+  auto loaded = native::load_native(c.fused, c.executable->library_bytes(), c.executable->target());
   EXPECT_TRUE(loaded->plan().calls[0].fallback);
 }
 

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "target/host.h"
 #include "backends/reference/executor.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
@@ -81,7 +82,7 @@ void check_same_outputs(const std::string& name, const partition::PartitionResul
     inputs.push_back(t);
   }
   std::vector<Tensor> want = reference::run_module(in, inputs).value();
-  runtime::CompiledModel cm = runtime::build_modules(r.module, bs);
+  runtime::CompiledModel cm = runtime::build_modules(r.module, bs, target::host());
   std::vector<Tensor> got = cm.run(inputs, 1);
   ASSERT_EQ(got.size(), want.size());
   for (size_t k = 0; k < got.size(); ++k) {

@@ -51,7 +51,7 @@ backends::Verdict TestBackend::worth_offloading(const backends::RegionSummary& r
   return always_worth_ ? backends::Verdict::yes() : Backend::worth_offloading(r);
 }
 
-std::unique_ptr<backends::RuntimeModule> TestBackend::compile(const std::vector<backends::ExternFunction>& fns) const {
+std::unique_ptr<backends::RuntimeModule> TestBackend::compile(const std::vector<backends::ExternFunction>& fns, const target::Target&) const {
   for (const auto& f : fns)
     for (const ir::Expr& e : ir::post_order(f.function->as<ir::FunctionNode>()->body, /*into_functions=*/true))
       if (auto* c = e->as<ir::CallNode>(); c && c->is_op() && cannot_build.count(c->op))

@@ -18,7 +18,7 @@ class TestBackend : public backends::Backend {
   std::vector<backends::CompositeRule> composite_rules() const override { return rules; }
   backends::Verdict supports_op(const ir::CallNode& call) const override;
   backends::Verdict worth_offloading(const backends::RegionSummary& r) const override;
-  std::unique_ptr<backends::RuntimeModule> compile(const std::vector<backends::ExternFunction>& fns) const override;
+  std::unique_ptr<backends::RuntimeModule> compile(const std::vector<backends::ExternFunction>& fns, const target::Target& target) const override;
   std::unique_ptr<backends::RuntimeModule> load(const std::string& bytes,
                                                 const std::vector<backends::ExternFunction>& fns) const override;
   std::vector<backends::CompositeRule> rules;

@@ -4,6 +4,7 @@
 
 #include <random>
 
+#include "target/host.h"
 #include "native_op_test_util.h"
 #include "ops/attrs.h"
 
@@ -345,7 +346,7 @@ TEST(TopiNnFused, ConvBiasAddReluOneKernelPlainAndPrepacked) {
     ir::Module fused = passes::fuse_ops(m);
     expect_fused_matches(fused, m, inputs);
     int packed = -1;
-    ir::Module pre = topi::prepack_constants(fused, &packed);
+    ir::Module pre = topi::prepack_constants(fused, target::host(), &packed);
     EXPECT_EQ(packed, c.a.groups == 1 ? 1 : 0);
     expect_fused_matches(pre, m, inputs);
   }
@@ -360,7 +361,7 @@ TEST(TopiNnFused, DenseBiasReluPrepacked) {
   ir::Module fused = passes::fuse_ops(m);
   expect_fused_matches(fused, m, inputs);
   int packed = 0;
-  ir::Module pre = topi::prepack_constants(fused, &packed);
+  ir::Module pre = topi::prepack_constants(fused, target::host(), &packed);
   EXPECT_EQ(packed, 1);
   const Tensor& pw = pre.main().body->as<ir::CallNode>()->args[1]->as<ir::ConstantNode>()->value;
   EXPECT_EQ(pw.shape(), (Shape{3, 50, 16}));
@@ -377,7 +378,7 @@ TEST(TopiNnFused, MatmulWithConstantRhsBecomesPackedDense) {
     std::vector<Tensor> inputs{rnd(xs, 223)};
     ir::Module fused = passes::fuse_ops(m);
     int packed = 0;
-    ir::Module pre = topi::prepack_constants(fused, &packed);
+    ir::Module pre = topi::prepack_constants(fused, target::host(), &packed);
     EXPECT_EQ(packed, 1);
     expect_fused_matches(pre, m, inputs);
   }

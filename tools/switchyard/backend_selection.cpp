@@ -1,6 +1,8 @@
 // --backends / --prefer parsing and the partition pipeline run for the CLI.
 #include "backend_selection.h"
 
+#include "target/host.h"
+
 #include <CLI/CLI.hpp>
 
 #include <iostream>
@@ -97,8 +99,11 @@ std::vector<const backends::Backend*> all_backends() {
   return out;
 }
 
-runtime::CompiledModel build_backend_modules(const ir::Module& partitioned, const BackendArgs& args) {
-  runtime::CompiledModel cm = runtime::build_modules(partitioned, partition_options(args).backends);
+runtime::CompiledModel build_backend_modules(const ir::Module& partitioned, const BackendArgs& args,
+                                             const target::Target& target) {
+  // Backends generate code for the cpu target; with the reference executor, for the host.
+  const target::Target& code = target.kind == target::Kind::Cpu ? target : target::host();
+  runtime::CompiledModel cm = runtime::build_modules(partitioned, partition_options(args).backends, code);
   for (const std::string& w : cm.fallbacks) std::cerr << "switchyard: warning: " << w << "\n";
   return cm;
 }

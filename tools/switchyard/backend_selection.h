@@ -28,7 +28,15 @@ partition::PartitionResult run_partition(const ir::Module& m, const BackendArgs&
 
 // Builds the backends' modules for a partitioned module; each region a backend could not build
 // (it then runs natively) is printed as one warning line on stderr.
-runtime::CompiledModel build_backend_modules(const ir::Module& partitioned, const BackendArgs& args);
+// Code is built for `target` (the host's features when it is `reference`).
+runtime::CompiledModel build_backend_modules(const ir::Module& partitioned, const BackendArgs& args,
+                                             const target::Target& target);
+
+// --target for compile and run: a target string (see target/target.h), parsed now.
+constexpr const char* kTargetHelp =
+    "where the parts no backend takes run: 'cpu' (native kernels for this machine, the default), a cpu "
+    "target string such as 'cpu -isa=avx2' or 'cpu -mcpu=znver3' (kernels for that CPU; see `switchyard "
+    "target --help`), or 'reference' (the reference executor)";
 
 // Every backend built into this binary (for loading artifacts).
 std::vector<const backends::Backend*> all_backends();

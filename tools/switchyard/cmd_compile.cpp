@@ -14,6 +14,7 @@
 #include "native/compile.h"
 #include "runtime/artifact.h"
 #include "support/error.h"
+#include "target/target.h"
 
 namespace sy::cli {
 namespace {
@@ -30,15 +31,17 @@ struct CompileArgs {
 
 int run_compile(const CompileArgs& a) {
   auto t0 = std::chrono::steady_clock::now();
+  const target::Target tgt = target::parse(a.target);
   ir::Module m = load(a.model, a.input_shapes);
   Progress progress;
   progress.show("partitioning...");
   partition::PartitionResult r = run_partition(m, a.backends);
   progress.show("building backend modules...");
-  runtime::CompiledModel cm = build_backend_modules(r.module, a.backends);
+  runtime::CompiledModel cm = build_backend_modules(r.module, a.backends, tgt);
   native::Compiled nc;
-  if (a.target == "cpu") {
+  if (tgt.kind == target::Kind::Cpu) {
     native::CompileOptions no;
+    no.target = tgt;
     no.progress = [&](const std::string& s) { progress.show(s); };
     nc = native::compile_native(cm.module, no);
     cm.module = nc.fused;
@@ -51,7 +54,7 @@ int run_compile(const CompileArgs& a) {
       if (!a.quiet) std::cout << "generated C: " << path << "\n";
     }
   } else if (!a.emit.empty()) {
-    throw Error("--emit c needs --target cpu");
+    throw Error("--emit c needs a cpu target (--target cpu ...)");
   }
   progress.show("writing " + a.output + "...");
   runtime::save_artifact(cm, a.output);
@@ -61,6 +64,7 @@ int run_compile(const CompileArgs& a) {
     std::cout << "model: " << a.model << "  backends (priority order): "
               << (a.backends.backends.empty() ? "none" : a.backends.backends) << "\n";
     print_partition(std::cout, m, r, false);
+    std::cout << "target: " << cm.target.str() << "\n";
     if (cm.native) {
       const native::Plan& p = cm.native->plan();
       std::cout << "native: " << p.kernel_launches << " kernel launches (" << p.kernels.size() << " distinct), "
@@ -84,17 +88,15 @@ Command add_compile_command(CLI::App& root) {
   c->add_option("-o,--output", args->output, "artifact to write (e.g. model.sya)")->required();
   c->add_option("--input-shape", args->input_shapes, "NAME=D1,D2,...: static shape of an input")->type_name("NAME=SHAPE");
   add_backend_options(*c, args->backends, /*with_dump=*/true);
-  c->add_option("--target", args->target,
-                "cpu: what no backend takes is compiled to native kernels (C, system compiler, cached); "
-                "reference: interpreted by the reference executor")
-      ->check(CLI::IsMember({"cpu", "reference"}))
-      ->capture_default_str();
+  c->add_option("--target", args->target, kTargetHelp)->capture_default_str();
   c->add_option("--emit", args->emit, "c: also write the generated C source beside the artifact (OUTPUT with .c)")
       ->check(CLI::IsMember({"c"}));
   c->add_flag("-q,--quiet", args->quiet, "print nothing on success");
   c->footer(
       "The artifact holds the partitioned graph, its constants (once) and every backend's module, with a\n"
-      "format version and checksums. Parts not offloaded run as natively compiled kernels (--target cpu).\n"
+      "format version, checksums and its target; `run` refuses it on a CPU without the target's features.\n"
+      "Parts not offloaded run as natively compiled kernels (--target cpu ...). For machines other than\n"
+      "this one: --target 'cpu -isa=avx2' (any AVX2 CPU), 'cpu -mcpu=znver3', 'cpu -isa=avx512'.\n"
       "Example: switchyard compile model.onnx --backends LIST -o model.sya && switchyard run model.sya");
   return {c, [args] { return run_compile(*args); }};
 }

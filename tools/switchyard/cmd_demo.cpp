@@ -86,6 +86,7 @@ int run_demo(const DemoArgs& a) {
     native::Compiled nc = native::compile_native(m, no);
     cm.module = nc.fused;
     cm.native = nc.executable;
+    cm.target = nc.executable->target();
     progress.show("writing " + artifact + "...");
     runtime::save_artifact(cm, artifact);
   }
@@ -94,6 +95,7 @@ int run_demo(const DemoArgs& a) {
             << " fused kernels for " << st.num_ops << " ops, activation memory "
             << si(static_cast<double>(plan.arena_bytes), "B") << " planned for "
             << si(static_cast<double>(plan.intermediate_bytes), "B") << " of intermediates\n"
+            << "             for target " << cm.target.str() << "\n"
             << "             -> " << artifact << " (" << si(static_cast<double>(std::filesystem::file_size(artifact)), "B")
             << ", loads without a compiler)\n";
 

@@ -15,6 +15,7 @@
 #include "profile_report.h"
 #include "runtime/artifact.h"
 #include "support/error.h"
+#include "target/target.h"
 
 namespace sy::cli {
 namespace {
@@ -50,19 +51,21 @@ int run_run(const RunArgs& a) {
     if (!a.input_shapes.empty()) throw Error(a.model + ": an artifact has fixed input shapes; drop --input-shape");
     cm = runtime::load_artifact(a.model, all_backends());
     executor = "artifact";
-  } else if (!a.backends.backends.empty() || a.target == "cpu") {
+  } else if (const target::Target tgt = target::parse(a.target);
+             !a.backends.backends.empty() || tgt.kind == target::Kind::Cpu) {
     ir::Module m = load(a.model, a.input_shapes);
     partition::PartitionResult r = run_partition(m, a.backends);
-    cm = build_backend_modules(r.module, a.backends);
-    if (a.target == "cpu") {
+    cm = build_backend_modules(r.module, a.backends, tgt);
+    if (tgt.kind == target::Kind::Cpu) {
       Progress progress;
       native::CompileOptions no;
+      no.target = tgt;
       no.progress = [&](const std::string& s) { progress.show(s); };
       native::Compiled nc = native::compile_native(cm.module, no);
       cm.module = nc.fused;
       cm.native = nc.executable;
     }
-    executor = std::string(a.target == "cpu" ? "native" : "reference") +
+    executor = std::string(tgt.kind == target::Kind::Cpu ? "native" : "reference") +
                (a.backends.backends.empty() ? "" : " + " + a.backends.backends);
   } else {
     if (!a.backends.prefer.empty()) throw Error("--prefer needs --backends");
@@ -98,6 +101,7 @@ int run_run(const RunArgs& a) {
     nlohmann::json j;
     j["model"] = a.model;
     j["executor"] = executor;
+    j["target"] = executor == "reference" ? "reference" : cm.target.str();
     j["threads"] = ex.threads;
     j["warmup"] = a.warmup;
     j["repeat"] = a.repeat;
@@ -156,11 +160,7 @@ Command add_run_command(CLI::App& root) {
   CLI::App* c = root.add_subcommand("run", "Run a model or a compiled artifact: latency and outputs");
   c->add_option("MODEL", args->model, "model: file.onnx, file.sy, zoo:NAME, or an artifact file.sya")->required();
   add_backend_options(*c, args->backends, /*with_dump=*/false);
-  c->add_option("--target", args->target,
-                "cpu: compile what no backend takes to native kernels first (cached); reference: interpret it "
-                "with the reference executor")
-      ->check(CLI::IsMember({"cpu", "reference"}))
-      ->capture_default_str();
+  c->add_option("--target", args->target, kTargetHelp)->capture_default_str();
   c->add_option("--input", args->inputs, "NAME=FILE.npy: value of an input (others get seeded random data)")
       ->type_name("NAME=FILE");
   c->add_option("--input-shape", args->input_shapes,

@@ -71,7 +71,7 @@ int main_impl(int argc, char** argv) {
       "Run `switchyard COMMAND --help` for the options of a command.");
   std::vector<sy::cli::Command> commands = {
       sy::cli::add_inspect_command(app), sy::cli::add_run_command(app), sy::cli::add_partition_command(app),
-      sy::cli::add_compile_command(app), sy::cli::add_backends_command(app), sy::cli::add_print_command(app),
+      sy::cli::add_compile_command(app), sy::cli::add_backends_command(app), sy::cli::add_target_command(app), sy::cli::add_print_command(app),
       sy::cli::add_zoo_command(app), sy::cli::add_demo_command(app)};
   try {
     app.parse(argc, argv);

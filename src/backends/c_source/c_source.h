@@ -39,9 +39,9 @@ struct Generated {
 // Deterministic: the same functions (in any order) give the same source.
 Generated generate(const std::vector<ExternFunction>& fns);
 
-// Runs the system C compiler ($CC, else cc) on `source`; returns the shared library's bytes.
+// Runs the system C compiler ($CC, else cc) on `source` with the target's ISA flags; returns the shared library's bytes.
 // Throws sy::Error with the compiler's message, or when no compiler is found.
-std::string compile_shared_library(const std::string& source);
+std::string compile_shared_library(const std::string& source, const std::vector<std::string>& target_flags);
 
 // Runs the functions of a shared library built from `code.source`.
 class CModule : public RuntimeModule {

@@ -38,9 +38,9 @@ class CSourceBackend : public Backend {
 
   // worth_offloading: the default rule (at least two ops) suits an elementwise backend.
 
-  std::unique_ptr<RuntimeModule> compile(const std::vector<ExternFunction>& fns) const override {
+  std::unique_ptr<RuntimeModule> compile(const std::vector<ExternFunction>& fns, const target::Target& target) const override {
     c_source::Generated code = c_source::generate(fns);
-    std::string library = c_source::compile_shared_library(code.source);
+    std::string library = c_source::compile_shared_library(code.source, target.compiler_flags());
     return std::make_unique<c_source::CModule>(std::move(code), std::move(library));
   }
 

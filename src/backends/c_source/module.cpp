@@ -46,14 +46,16 @@ std::string read_file(const fs::path& p) {
 
 }  // namespace
 
-std::string compile_shared_library(const std::string& source) {
+std::string compile_shared_library(const std::string& source, const std::vector<std::string>& target_flags) {
   const char* env = getenv("CC");
   const std::string cc = env && *env ? env : "cc";
   TempDir dir;
   write_file(dir.path / "kernels.c", source);
   // -fno-math-errno: sqrtf and friends become instructions (we never read errno); no -ffast-math,
   // NaN and infinity behave as in the reference. OpenMP: libgomp is already in the process.
-  const std::string cmd = cc + " -O3 -march=native -fno-math-errno -fPIC -shared -fopenmp -o '" + (dir.path / "kernels.so").string() +
+  std::string isa;
+  for (const auto& f : target_flags) isa += " " + f;  // the target's -march/-m flags: no -march=native
+  const std::string cmd = cc + " -O3" + isa + " -fno-math-errno -fPIC -shared -fopenmp -o '" + (dir.path / "kernels.so").string() +
                           "' '" + (dir.path / "kernels.c").string() + "' -lm 2>&1";
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) throw Error("c_source: cannot start the C compiler '" + cc + "'");

@@ -43,7 +43,7 @@ class OnednnBackend : public Backend {
     if (!computes) return Verdict::no("onednn: only layout ops (reshape, concat, transpose, ...): nothing to compute");
     return Backend::worth_offloading(region);
   }
-  std::unique_ptr<RuntimeModule> compile(const std::vector<ExternFunction>& fns) const override {
+  std::unique_ptr<RuntimeModule> compile(const std::vector<ExternFunction>& fns, const target::Target&) const override {
     return std::make_unique<OnednnModule>(fns);
   }
   std::unique_ptr<RuntimeModule> load(const std::string& bytes, const std::vector<ExternFunction>& fns) const override {

@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "support/error.h"
+#include "target/host.h"
 
 extern char** environ;
 
@@ -75,21 +76,6 @@ std::string compiler_identity(const std::string& cc) {
   return cached_id;
 }
 
-// The CPU (model and feature flags), part of the cache key: -march=native code from another
-// machine sharing the cache directory must not be loaded here.
-const std::string& host_identity() {
-  static const std::string id = [] {
-    std::ifstream in("/proc/cpuinfo");
-    std::string line, model, flags;
-    while (std::getline(in, line) && (model.empty() || flags.empty())) {
-      if (model.empty() && line.rfind("model name", 0) == 0) model = line;
-      if (flags.empty() && line.rfind("flags", 0) == 0) flags = line;
-    }
-    return model + "\n" + flags;
-  }();
-  return id;
-}
-
 std::string first_error_lines(const std::string& log, size_t max_lines) {
   std::istringstream in(log);
   std::string line, out;
@@ -131,8 +117,11 @@ std::string content_hash(const std::string& data) {
 
 std::string compile_shared_library(const std::string& source, const CompileOptions& opts) {
   const fs::path dir = opts.cache_dir.empty() ? default_cache_dir() : opts.cache_dir;
-  std::string key_text = compiler_identity(opts.cc) + "\n" + host_identity() + "\n" + opts.cc;
+  const std::vector<std::string> target_flags =
+      opts.target_flags.empty() ? target::host().compiler_flags() : opts.target_flags;
+  std::string key_text = compiler_identity(opts.cc) + "\n" + opts.cc;
   for (const auto& f : opts.flags) key_text.append(" ").append(f);
+  for (const auto& f : target_flags) key_text.append(" ").append(f);
   key_text += " -lmvec -lm";
   const std::string key = content_hash(key_text + "\n" + source);
   const fs::path so = dir / (key + ".so");
@@ -151,6 +140,7 @@ std::string compile_shared_library(const std::string& source, const CompileOptio
   write_file(src, source);
   std::vector<std::string> argv = {opts.cc};
   argv.insert(argv.end(), opts.flags.begin(), opts.flags.end());
+  argv.insert(argv.end(), target_flags.begin(), target_flags.end());
   argv.insert(argv.end(), {"-o", tmp.string(), src.string(), "-lmvec", "-lm"});
   ++g_invocations;
   const int rc = run(argv, log);

@@ -8,8 +8,11 @@ namespace sy::codegen {
 
 struct CompileOptions {
   std::string cc = "cc";
-  std::vector<std::string> flags = {"-O3", "-march=native", "-fPIC", "-shared", "-fopenmp", "-fno-math-errno",
+  std::vector<std::string> flags = {"-O3", "-fPIC", "-shared", "-fopenmp", "-fno-math-errno",
                                     "-std=gnu11", "-fwrapv", "-w"};
+  // The instruction set and tuning (target::Target::compiler_flags); empty: the host's. Never
+  // -march=native: the library may run on another machine of the target.
+  std::vector<std::string> target_flags;
   // Empty: default_cache_dir().
   std::string cache_dir;
 };
@@ -18,7 +21,7 @@ struct CompileOptions {
 std::string default_cache_dir();
 
 // The path of the shared library built from source (compiled unless the cache has it). The cache
-// key covers the source, the compiler's identity and flags, and the host CPU. Throws
+// key covers the source, the compiler's identity and every flag (the target's among them). Throws
 // sy::Error with the compiler's first error lines if compilation fails.
 std::string compile_shared_library(const std::string& source, const CompileOptions& opts = {});
 

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <random>
 
+#include "target/host.h"
 #include "backends/backend.h"
 #include "backends/c_source/c_source.h"
 #include "backends/reference/executor.h"
@@ -70,7 +71,7 @@ void expect_close(const std::vector<Tensor>& got, const std::vector<Tensor>& wan
 
 // Compiles all functions into one module and checks each against the reference.
 void check_all(const std::vector<ExternFunction>& fns, float lo = -3.0f, float hi = 3.0f) {
-  auto m = backend().compile(fns);
+  auto m = backend().compile(fns, target::host());
   for (const ExternFunction& f : fns) {
     auto in = random_inputs(f, lo, hi);
     expect_close(m->run(f.symbol, in), reference(f, in), f.symbol);
@@ -155,7 +156,7 @@ TEST(CSource, ChainIsOneFusedLoopNest) {
   y = ir::call(OpCode::Sub, {ir::call(OpCode::Sigmoid, {y}), ir::constant(Tensor::scalar<float>(0.5f))});
   y = ir::call(OpCode::Relu, {y});
   ExternFunction f = extern_fn("c_source_0", {x, s, b}, y);
-  auto m = backend().compile({f});
+  auto m = backend().compile({f}, target::host());
   auto in = random_inputs(f);
   expect_close(m->run("c_source_0", in), reference(f, in), "chain");
   const std::string& src = source_of(*m);
@@ -166,7 +167,7 @@ TEST(CSource, ChainIsOneFusedLoopNest) {
 
   // Same shapes throughout: a single flat loop.
   Expr u = f32_var("u", {2, 3, 4}), v = f32_var("v", {2, 3, 4});
-  auto flat = backend().compile({extern_fn("c_source_1", {u, v}, ir::call(OpCode::Exp, {ir::call(OpCode::Add, {u, v})}))});
+  auto flat = backend().compile({extern_fn("c_source_1", {u, v}, ir::call(OpCode::Exp, {ir::call(OpCode::Add, {u, v})}))}, target::host());
   EXPECT_EQ(count(source_of(*flat), "for ("), 1) << source_of(*flat);
   EXPECT_NE(source_of(*flat).find("i0 < 24"), std::string::npos) << source_of(*flat);
 }
@@ -176,7 +177,7 @@ TEST(CSource, WeightsArePassedNotEmbedded) {
   Tensor w = random({8}, -1, 1, 7);
   w.data<float>()[0] = 12345.5f;  // recognisable
   ExternFunction f = extern_fn("c_source_0", {x}, ir::call(OpCode::Mul, {ir::call(OpCode::Add, {x, ir::constant(w)}), ir::constant(Tensor::scalar<float>(2.0f))}));
-  auto m = backend().compile({f});
+  auto m = backend().compile({f}, target::host());
   auto in = random_inputs(f);
   expect_close(m->run("c_source_0", in), reference(f, in), "weights");
   EXPECT_EQ(source_of(*m).find("12345"), std::string::npos);
@@ -190,7 +191,7 @@ TEST(CSource, MultiOutputRegion) {
   Expr e = ir::call(OpCode::Exp, {y});
   Expr s = ir::call(OpCode::Mul, {r, e});
   ExternFunction f = extern_fn("c_source_0", {x, y}, ir::tuple({e, r, s, x}));
-  auto m = backend().compile({f});
+  auto m = backend().compile({f}, target::host());
   auto in = random_inputs(f);
   auto out = m->run("c_source_0", in);
   ASSERT_EQ(out.size(), 4u);
@@ -202,7 +203,7 @@ TEST(CSource, MultiOutputRegion) {
 TEST(CSource, LargeTensorsUseOpenMP) {
   Expr x = f32_var("x", {64, 1024}), b = f32_var("b", {1024});
   ExternFunction f = extern_fn("c_source_0", {x, b}, ir::call(OpCode::Tanh, {ir::call(OpCode::Add, {x, b})}));
-  auto m = backend().compile({f});
+  auto m = backend().compile({f}, target::host());
   EXPECT_NE(source_of(*m).find("#pragma omp parallel for"), std::string::npos);
   auto in = random_inputs(f);
   expect_close(m->run("c_source_0", in), reference(f, in), "large");
@@ -214,7 +215,7 @@ TEST(CSource, SaveLoadRoundTripNeedsNoCompiler) {
   std::vector<ExternFunction> fns = {
       extern_fn("c_source_1", {x, b}, ir::call(OpCode::Sigmoid, {ir::call(OpCode::Sub, {x, b})})),
       extern_fn("c_source_0", {x}, ir::tuple({ir::call(OpCode::Mul, {x, w}), ir::call(OpCode::Neg, {x})}))};
-  auto compiled = backend().compile(fns);
+  auto compiled = backend().compile(fns, target::host());
   std::vector<Tensor> in1 = random_inputs(fns[0]), in0 = random_inputs(fns[1]);
   auto want1 = compiled->run("c_source_1", in1), want0 = compiled->run("c_source_0", in0);
   const std::string bytes = compiled->save(), src = source_of(*compiled);
@@ -233,7 +234,7 @@ TEST(CSource, SaveLoadRoundTripNeedsNoCompiler) {
 
 TEST(CSource, LoadRejectsForeignOrCorruptBytes) {
   Expr x = f32_var("x", {3});
-  auto m = backend().compile({extern_fn("c_source_0", {x}, ir::call(OpCode::Exp, {x}))});
+  auto m = backend().compile({extern_fn("c_source_0", {x}, ir::call(OpCode::Exp, {x}))}, target::host());
   Expr y = f32_var("y", {4});
   try {
     backend().load(m->save(), {extern_fn("c_source_0", {y}, ir::call(OpCode::Exp, {y}))});
@@ -255,7 +256,7 @@ TEST(CSource, CompilerErrors) {
   {
     ScopedEnv env("/nonexistent/cc");
     try {
-      backend().compile(fns);
+      backend().compile(fns, target::host());
       FAIL() << "expected an error";
     } catch (const Error& e) {
       EXPECT_NE(std::string(e.what()).find("c_source: no C compiler"), std::string::npos) << e.what();
@@ -264,7 +265,7 @@ TEST(CSource, CompilerErrors) {
   {
     ScopedEnv env("cc -include /nonexistent/missing_header.h");
     try {
-      backend().compile(fns);
+      backend().compile(fns, target::host());
       FAIL() << "expected an error";
     } catch (const Error& e) {
       EXPECT_NE(std::string(e.what()).find("the C compiler failed"), std::string::npos) << e.what();
@@ -275,7 +276,7 @@ TEST(CSource, CompilerErrors) {
 
 TEST(CSource, RunChecksInputs) {
   Expr x = f32_var("x", {3});
-  auto m = backend().compile({extern_fn("c_source_0", {x}, ir::call(OpCode::Exp, {x}))});
+  auto m = backend().compile({extern_fn("c_source_0", {x}, ir::call(OpCode::Exp, {x}))}, target::host());
   EXPECT_THROW(m->run("c_source_0", {random({4})}), Error);
   EXPECT_THROW(m->run("c_source_0", {}), Error);
   EXPECT_THROW(m->run("nope", {random({3})}), Error);

@@ -2,6 +2,7 @@
 // @main rewritten by the composite table into ONE oneDNN region, compared with PyTorch's outputs.
 #include <filesystem>
 
+#include "target/host.h"
 #include "test_util.h"
 
 #include "api/load.h"
@@ -28,7 +29,7 @@ void run_model(const std::string& name) {
   ir::Expr fn = region(m.main().params, body);
   Tensor in = npy::read_file(dir + "/input.npy");
   omp_set_num_threads(2);
-  auto mod = backend().compile({{"onednn_0", fn}});
+  auto mod = backend().compile({{"onednn_0", fn}}, target::host());
   std::vector<Tensor> a = mod->run("onednn_0", {in});
   std::vector<Tensor> b = mod->run("onednn_0", {in});
   ASSERT_EQ(a.size(), m.output_names.size());

@@ -1,5 +1,6 @@
 // The runtime module: multi-output regions, save/load round trip, version checks, determinism,
 // plans per thread count, input validation.
+#include "target/host.h"
 #include "test_util.h"
 
 namespace sy::onednn_test {
@@ -35,7 +36,7 @@ TEST(OnednnModule, SaveLoadRoundTripIsBitIdentical) {
   ir::Expr fn = multi_output_region();
   Tensor in = random({1, 16, 8, 8}, 31);
   omp_set_num_threads(2);
-  auto mod = backend().compile({{"onednn_0", fn}});
+  auto mod = backend().compile({{"onednn_0", fn}}, target::host());
   std::vector<Tensor> a = mod->run("onednn_0", {in});
   std::string bytes = mod->save();
   EXPECT_LT(bytes.size(), 200u);  // no weights in the module's own state
@@ -47,7 +48,7 @@ TEST(OnednnModule, SaveLoadRoundTripIsBitIdentical) {
 
 TEST(OnednnModule, LoadRejectsIncompatibleBytes) {
   ir::Expr fn = multi_output_region();
-  auto mod = backend().compile({{"onednn_0", fn}});
+  auto mod = backend().compile({{"onednn_0", fn}}, target::host());
   std::string bytes = mod->save();
   auto expect_error = [&](const std::string& b, const std::string& needle,
                           std::vector<backends::ExternFunction> fns) {
@@ -70,7 +71,7 @@ TEST(OnednnModule, DeterministicAndCorrectAtEachThreadCount) {
   ir::Expr fn = multi_output_region();
   Tensor in = random({1, 16, 8, 8}, 32);
   std::vector<Tensor> want = run_reference(fn, {in});
-  auto mod = backend().compile({{"onednn_0", fn}});
+  auto mod = backend().compile({{"onednn_0", fn}}, target::host());
   for (int t : {1, 2, 1}) {
     omp_set_num_threads(t);
     std::vector<Tensor> a = mod->run("onednn_0", {in});
@@ -84,14 +85,14 @@ TEST(OnednnModule, DeterministicAndCorrectAtEachThreadCount) {
 
 TEST(OnednnModule, RejectsBadInputsAndFunctions) {
   ir::Expr fn = multi_output_region();
-  auto mod = backend().compile({{"onednn_0", fn}});
+  auto mod = backend().compile({{"onednn_0", fn}}, target::host());
   EXPECT_THROW(mod->run("onednn_0", {random({1, 16, 8, 9}, 1)}), Error);
   EXPECT_THROW(mod->run("onednn_0", {}), Error);
   EXPECT_THROW(mod->run("nope", {random({1, 16, 8, 8}, 1)}), Error);
   ir::Expr x = input("x", {2, 2});
   ir::Expr other = ir::function({x}, ir::call(OpCode::Relu, {x}), {{"Compiler", "otherlib"}});
   try {
-    backend().compile({{"f", other}});
+    backend().compile({{"f", other}}, target::host());
     ADD_FAILURE() << "accepted a function for another compiler";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("expected \"onednn\""), std::string::npos) << e.what();

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "target/host.h"
 #include "support/numbered.h"
 #include "backends/backend.h"
 #include "backends/onednn/onednn_module.h"
@@ -65,7 +66,7 @@ inline std::vector<Tensor> run_reference(const ir::Expr& fn, const std::vector<T
 
 inline std::vector<Tensor> run_onednn(const ir::Expr& fn, const std::vector<Tensor>& inputs, int threads = 2) {
   omp_set_num_threads(threads);
-  auto mod = backend().compile({{"onednn_0", fn}});
+  auto mod = backend().compile({{"onednn_0", fn}}, target::host());
   return mod->run("onednn_0", inputs);
 }
 

@@ -1,0 +1,31 @@
+// The host CPU as a Target: features from cpuid (checked against what the OS saves, xgetbv),
+// caches from sysfs, cores from the affinity mask. Detected once per process.
+#pragma once
+#include <string>
+
+#include "target/target.h"
+
+namespace sy::target {
+
+struct HostInfo {
+  Target detected;         // what this CPU is
+  std::string vendor;      // "AuthenticAMD", "GenuineIntel", ...
+  std::string model_name;  // the cpuid brand string
+  int family = 0, model = 0;
+  std::string cache_source;  // "sysfs" or "defaults (sysfs unreadable)"
+  // $SWITCHYARD_HOST_TARGET when set: a target string (relative to `detected`) that replaces the
+  // host for everything (what `cpu` means, what an artifact is checked against). It lets a test
+  // play a CPU without a feature, e.g. SWITCHYARD_HOST_TARGET="cpu -isa=avx2" on an AVX-512 machine.
+  std::string override_text;
+};
+
+const HostInfo& host_info();
+
+// The host target: the detected CPU, or the override. Throws sy::Error if the override is malformed.
+const Target& host();
+
+// Why code built for `code` cannot run on this host (the missing features and what to do), or ""
+// when it can. `what` names the code in the message ("model.sya's native kernels").
+std::string cannot_run_here(const Target& code, const std::string& what);
+
+}  // namespace sy::target

@@ -1,0 +1,117 @@
+// Targets: parsing and printing target strings, ISA levels and what follows from them, errors,
+// and the feature check that keeps an artifact off a CPU without its features.
+#include <gtest/gtest.h>
+
+#include "support/error.h"
+#include "target/host.h"
+#include "target/target.h"
+#include "topi/topi.h"
+
+namespace sy {
+namespace {
+
+// A fixed host, so the tests mean the same on every machine: a Zen 4-like AVX-512 CPU.
+target::Target zen4() { return target::parse("cpu -mcpu=znver4 -cores=2 -l1d=32K -l2=1M -l3=32M", target::Target{}); }
+
+std::string error_of(const std::string& text) {
+  try {
+    target::parse(text, zen4());
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Target, IsaLevelsGiveLanesRegistersAndFlags) {
+  const target::Target h = zen4();
+  EXPECT_EQ(h.isa(), target::IsaLevel::Avx512);
+  EXPECT_EQ(h.vector_lanes(), 16);
+  EXPECT_EQ(h.vector_registers(), 32);
+  EXPECT_TRUE(h.has("avx512vnni"));
+  const target::Target a2 = target::parse("cpu -isa=avx2", h);
+  EXPECT_EQ(a2.isa_name(), "avx2");
+  EXPECT_EQ(a2.vector_lanes(), 8);
+  EXPECT_EQ(a2.vector_registers(), 16);
+  EXPECT_FALSE(a2.has("avx512f"));
+  EXPECT_FALSE(a2.has("avx512vnni"));  // -isa is exactly the level: extras go
+  EXPECT_EQ(a2.cores, 2);              // sizes stay the host's
+  EXPECT_EQ(a2.compiler_flags(), (std::vector<std::string>{"-march=x86-64-v3", "-mtune=znver3"}));
+  const target::Target s = target::parse("cpu -isa=sse4.2", h);
+  EXPECT_EQ(s.vector_lanes(), 4);
+  EXPECT_EQ(s.compiler_flags().front(), "-march=x86-64-v2");
+  // Removing a level feature lowers the level; the rest stays as -m flags.
+  const target::Target nofma = target::parse("cpu -isa=avx2 -mattr=-fma", h);
+  EXPECT_EQ(nofma.isa_name(), "sse4.2");
+  const auto f = nofma.compiler_flags();
+  EXPECT_NE(std::find(f.begin(), f.end(), "-mavx2"), f.end());
+  EXPECT_EQ(std::find(f.begin(), f.end(), "-mfma"), f.end());
+  for (const auto& t : {h, a2, s, nofma})
+    for (const auto& flag : t.compiler_flags()) EXPECT_EQ(flag.find("native"), std::string::npos) << flag;
+}
+
+TEST(Target, PrintsCanonicallyAndParsesBack) {
+  for (const std::string text : {"cpu", "cpu -isa=avx2", "cpu -mcpu=znver3 -cores=4", "cpu -isa=avx512 -mattr=+avx512bf16",
+                                 "cpu -mcpu=sapphirerapids -l3=105M", "cpu -isa=avx2 -mattr=-fma,-f16c"}) {
+    const target::Target t = target::parse(text, zen4());
+    EXPECT_EQ(target::parse(t.str(), target::Target{}), t) << text << " -> " << t.str();
+    EXPECT_EQ(target::parse(t.str(), target::parse("cpu -isa=sse4.2 -cores=7", zen4())), t) << "host-independent";
+  }
+  EXPECT_EQ(target::parse("cpu -isa=avx2 -mtune=generic -cores=2 -l1d=48K -l2=2M -l3=32M", zen4()).str(),
+            "cpu -isa=avx2 -mtune=generic -cores=2 -l1d=48K -l2=2M -l3=32M");
+  EXPECT_EQ(target::parse("reference", zen4()).str(), "reference");
+  EXPECT_EQ(target::parse("cpu -isa=avx2", zen4()).key(), "cpu avx2 cores=2");
+}
+
+TEST(Target, ErrorsNameTheProblem) {
+  EXPECT_NE(error_of("").find("empty target string"), std::string::npos);
+  EXPECT_NE(error_of("gpu").find("unknown target kind 'gpu'"), std::string::npos);
+  EXPECT_NE(error_of("cpu -frob=1").find("unknown target attribute '-frob'"), std::string::npos);
+  EXPECT_NE(error_of("cpu -isa=avx3").find("unknown ISA level"), std::string::npos);
+  EXPECT_NE(error_of("cpu -mcpu=pentium").find("unknown CPU"), std::string::npos);
+  EXPECT_NE(error_of("cpu -mattr=+avx9").find("unknown feature 'avx9'"), std::string::npos);
+  EXPECT_NE(error_of("cpu -cores=0").find("-cores=0"), std::string::npos);
+  EXPECT_NE(error_of("cpu -cores=2x").find("-cores=2x"), std::string::npos);
+  EXPECT_NE(error_of("cpu -l2=lots").find("-l2=lots"), std::string::npos);
+  EXPECT_NE(error_of("cpu -isa").find("needs a value"), std::string::npos);
+  EXPECT_NE(error_of("cpu avx2").find("not an attribute"), std::string::npos);
+  EXPECT_NE(error_of("reference -isa=avx2").find("takes no attributes"), std::string::npos);
+  EXPECT_NE(error_of("cpu -isa=avx2 -mattr=+avx512vnni").find("need avx512f"), std::string::npos);
+}
+
+TEST(Target, MissingFeaturesAreWhatTheCodeUsesAndTheCpuLacks) {
+  const target::Target avx512 = target::parse("cpu -isa=avx512", zen4());
+  const target::Target avx2 = target::parse("cpu -isa=avx2", zen4());
+  EXPECT_EQ(avx512.missing_on(avx2),
+            (std::vector<std::string>{"avx512bw", "avx512cd", "avx512dq", "avx512f", "avx512vl"}));
+  EXPECT_TRUE(avx2.missing_on(avx512).empty());
+  EXPECT_TRUE(zen4().missing_on(zen4()).empty());
+}
+
+TEST(Target, HostIsDetectedAndRunsItsOwnCode) {
+  const target::HostInfo& h = target::host_info();
+  EXPECT_FALSE(h.vendor.empty());
+  const target::Target& t = target::host();
+  EXPECT_EQ(t.kind, target::Kind::Cpu);
+  EXPECT_TRUE(t.has("sse4.2"));  // every x86-64 CPU we run on has at least x86-64-v2
+  EXPECT_GE(t.cores, 1);
+  EXPECT_GT(t.l1d_bytes, 0);
+  EXPECT_EQ(target::cannot_run_here(t, "x"), "");
+  EXPECT_EQ(target::parse("cpu").str(), t.str());
+  // Code for a feature no CPU here has is refused, naming it.
+  target::Target future = t;
+  future.features.push_back("avx512f");
+  future.features.push_back("amx-tile");
+  std::sort(future.features.begin(), future.features.end());
+  future.features.erase(std::unique(future.features.begin(), future.features.end()), future.features.end());
+  if (!t.has("amx-tile")) {
+    EXPECT_NE(target::cannot_run_here(future, "the kernels").find("amx-tile"), std::string::npos);
+  }
+}
+
+TEST(Target, WeightBlockIsOneVector) {
+  EXPECT_EQ(topi::weight_block(zen4()), 16);
+  EXPECT_EQ(topi::weight_block(target::parse("cpu -isa=avx2", zen4())), 8);
+}
+
+}  // namespace
+}  // namespace sy
