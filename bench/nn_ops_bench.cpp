@@ -1,6 +1,8 @@
 // Timing of the native nn kernels (not a test): GFLOP/s of typical ResNet-50 / MobileNetV2 conv
 // layers and a BERT-sized dense, at 1 and 2 threads, through the real pipeline (fuse_ops,
-// prepack_constants, lower_function, C build). Usage: sy_nn_bench [repeats] [filter-substring]
+// prepack_constants, lower_function, C build), for a target, and as a fraction of the machine's
+// SGEMM peak (oneDNN's dnnl_sgemm, 2048^3, measured first at the same thread counts).
+// Usage: sy_nn_bench [repeats] [filter-substring] [target string, default: the host]
 #include <omp.h>
 
 #include <algorithm>
@@ -9,13 +11,18 @@
 #include <cstdlib>
 #include <random>
 #include <string>
+#include <vector>
 
-#include "target/host.h"
+#ifdef SY_HAVE_DNNL
+#include <dnnl.h>
+#endif
+
 #include "codegen/c/build.h"
 #include "ir/module.h"
 #include "native/lower_function.h"
 #include "ops/attrs.h"
 #include "passes/fuse_ops.h"
+#include "target/host.h"
 #include "topi/topi.h"
 
 using namespace sy;
@@ -83,10 +90,32 @@ Case unary_case(const std::string& name, ops::OpCode op, ir::AttrsPtr attrs, Sha
   return c;
 }
 
-void run_case(const Case& c, int repeats, bool prepack) {
+double g_peak[3] = {0, 0, 0};  // SGEMM GFLOP/s at 1 and 2 threads (0: unknown)
+
+#ifdef SY_HAVE_DNNL
+void measure_sgemm_peak() {
+  const int64_t n = 2048;
+  std::vector<float> a(n * n, 0.5f), b(n * n, 0.25f), c(n * n, 0.0f);
+  for (int threads : {1, 2}) {
+    omp_set_num_threads(threads);
+    std::vector<double> t;
+    for (int i = 0; i < 8; ++i) {
+      auto t0 = std::chrono::steady_clock::now();
+      dnnl_sgemm('N', 'N', n, n, n, 1.0f, a.data(), n, b.data(), n, 0.0f, c.data(), n);
+      if (i >= 2) t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    std::sort(t.begin(), t.end());
+    g_peak[threads] = 2.0 * n * n * n / t[t.size() / 2] / 1e9;
+  }
+  std::printf("%-32s %s %-22s  1T %8s    %6.1f GFLOP/s  2T %8s    %6.1f GFLOP/s\n", "SGEMM peak: dnnl_sgemm 2048^3",
+              "         ", "", "", g_peak[1], "", g_peak[2]);
+}
+#endif
+
+void run_case(const Case& c, int repeats, bool prepack, const target::Target& tgt) {
   ir::Module fused = passes::fuse_ops(c.module);
   int packed = 0;
-  if (prepack) fused = topi::prepack_constants(fused, target::host(), &packed);
+  if (prepack) fused = topi::prepack_constants(fused, tgt, &packed);
   auto* call = fused.main().body->as<ir::CallNode>();
   auto* fn = call ? call->callee->as<ir::FunctionNode>() : nullptr;
   if (!fn) {
@@ -107,10 +136,12 @@ void run_case(const Case& c, int repeats, bool prepack) {
   }
   native::LowerFunctionOptions lo;
   lo.knobs = &knobs;
+  lo.target = &tgt;
   tir::PrimFunc f = native::lower_function(*fn, "kernel", lo);
   if (std::getenv("SY_DUMP_C")) std::printf("%s\n", codegen::generate_c({f}).c_str());
   codegen::BuildOptions bo;
   bo.externs = topi::extern_table();
+  bo.compile.target_flags = tgt.compiler_flags();
   auto mod = codegen::build({f}, bo);
   Tensor x = random(c.input, 1);
   std::vector<Tensor> outs;
@@ -142,7 +173,9 @@ void run_case(const Case& c, int repeats, bool prepack) {
     }
     std::sort(t.begin(), t.end());
     const double med = t[t.size() / 2];
-    std::printf("  %dT %8.3f ms %6.1f GFLOP/s", threads, med * 1e3, c.flops / med / 1e9);
+    const double gf = c.flops / med / 1e9;
+    std::printf("  %dT %8.3f ms %6.1f GFLOP/s", threads, med * 1e3, gf);
+    if (g_peak[threads] > 0) std::printf(" (%3.0f%%)", 100.0 * gf / g_peak[threads]);
   }
   std::printf("\n");
 }
@@ -152,6 +185,11 @@ void run_case(const Case& c, int repeats, bool prepack) {
 int main(int argc, char** argv) {
   const int repeats = argc > 1 ? std::atoi(argv[1]) : 20;
   const std::string filter = argc > 2 ? argv[2] : "";
+  const target::Target tgt = argc > 3 ? target::parse(argv[3]) : target::host();
+  std::printf("target: %s\n", tgt.str().c_str());
+#ifdef SY_HAVE_DNNL
+  measure_sgemm_peak();
+#endif
   std::vector<Case> cases = {
       conv_case("conv3x3 64->64 56x56 +relu", {1, 64, 56, 56}, {64, 64, 3, 3}, 1, 1, 1, true),
       conv_case("conv1x1 256->64 56x56 +relu", {1, 256, 56, 56}, {64, 256, 1, 1}, 1, 0, 1, true),
@@ -190,7 +228,7 @@ int main(int argc, char** argv) {
   };
   for (const Case& c : cases) {
     if (!filter.empty() && c.name.find(filter) == std::string::npos) continue;
-    run_case(c, repeats, true);
+    run_case(c, repeats, true, tgt);
   }
   return 0;
 }
