@@ -68,8 +68,14 @@ def make_artifacts(exe, data):
     blob = bytearray(open(good, "rb").read())
 
     def write(name, content):
-        with open(os.path.join(data, name), "wb") as f:
+        # Atomically (a new file renamed into place): every artifact_* case rewrites these files
+        # while others, run in parallel, may have one mapped; truncating a mapped file in place
+        # killed the reader with SIGBUS.
+        path = os.path.join(data, name)
+        tmp = f"{path}.{os.getpid()}.tmp"
+        with open(tmp, "wb") as f:
             f.write(bytes(content))
+        os.replace(tmp, path)
 
     write("art_truncated.sya", blob[: len(blob) * 2 // 3])
     flipped = bytearray(blob)
