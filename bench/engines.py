@@ -106,6 +106,9 @@ def byoc_backends():
 ENGINES = [
     Engine("sy-ref", "Switchyard ref", switchyard("reference")),
     Engine("sy-native", "Switchyard native", switchyard("cpu")),
+    # The portable AVX2 build (what an artifact for any AVX2 CPU runs); on an AVX2 host the same as
+    # sy-native. An AVX-512 build cannot be timed on an AVX2 host (its kernels are refused there).
+    Engine("sy-native-avx2", "Switchyard native -isa=avx2", switchyard("cpu -isa=avx2")),
 ] + [Engine(f"sy-{b}", f"Switchyard {b}", switchyard("cpu", b)) for b in byoc_backends()] + [
     Engine("ort", "ONNX Runtime", onnxruntime()),
     Engine("torch", "PyTorch", pytorch()),

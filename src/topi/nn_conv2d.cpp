@@ -186,10 +186,25 @@ void schedule_conv2d(GroupSchedule& g) {
     te::Axis p = out.fuse(out.leaves()[2], out.leaves()[3]);
     auto [ob, oi] = out.split(o, to);
     auto [pb, pi] = out.split(p, tw);
-    out.reorder({n, ob, pb, oi, pi});
-    // pb stays a serial loop: fused into the parallel axis, the plane's tail piece would become a
-    // guard on every iteration instead of one peeled loop.
-    te::Axis par = out.fuse(n, ob);
+    // Cache blocking: every block of output channels reads the whole input plane (C x HW). When
+    // that is more than half the target's L2, the plane is taken in chunks of pixel tiles that
+    // fit, each chunk read once for all channel blocks. Only when the tiles divide the plane: the
+    // chunk index joins the parallel axis, where a tail tile would be a guard on every iteration.
+    const int64_t C = flat->reduce_axes().at(0).extent, tiles = (HW + tw - 1) / tw;
+    const int64_t want = std::max<int64_t>(1, g.target->l2_bytes / 2 / (C * tw * 4));
+    const int64_t per_chunk = HW % tw == 0 && want < tiles ? largest_divisor(tiles, want) : tiles;
+    te::Axis par;
+    if (per_chunk < tiles && per_chunk > 1) {
+      auto [pc, pt] = out.split(pb, per_chunk);
+      out.reorder({n, pc, ob, pt, oi, pi});
+      par = out.fuse(out.fuse(n, pc), ob);
+      pb = pt;
+    } else {
+      out.reorder({n, ob, pb, oi, pi});
+      // pb stays a serial loop: fused into the parallel axis, the plane's tail piece would become
+      // a guard on every iteration instead of one peeled loop.
+      par = out.fuse(n, ob);
+    }
     out.parallel(par);
     if (tw >= g.vector_lanes) {
       auto [pio, pii] = out.split(pi, g.vector_lanes);
@@ -237,13 +252,18 @@ void schedule_conv2d(GroupSchedule& g) {
     te::Stage& d = *s.find(dw.get());
     te::Axis nc = fuse_leading(out, 2);
     out.parallel(nc);
-    // A block of output rows (about 4 vectors of outputs) accumulated over the taps at a time.
-    const int64_t th = std::max<int64_t>(1, std::min<int64_t>(OH, 4 * g.vector_lanes / OW));
+    // A block of output rows accumulated over the taps at a time: as many rows as the registers
+    // hold accumulators beside the taps' weights and the loads (an input row vector serves up to
+    // KH output rows), at least about 4 vectors of outputs; a divisor of OH (no tail block).
+    const int64_t R = g.vector_registers, L = g.vector_lanes;
+    const int64_t taps = dw->reduce_axes().at(1).extent * dw->reduce_axes().at(2).extent;
+    const int64_t rows_fit = std::max<int64_t>(1, R - taps - 3);
+    const int64_t th = largest_divisor(OH, std::max<int64_t>(rows_fit, 4 * L / OW));
     te::Axis oh0 = out.leaves()[1];
     auto [ohb, ohi] = out.split(oh0, th);
     te::Axis ow = out.leaves()[3];
-    if (OW >= 2 * g.vector_lanes) {
-      auto [wo, wi] = out.split(ow, g.vector_lanes);
+    if (OW >= 2 * L) {
+      auto [wo, wi] = out.split(ow, L);
       out.vectorize(wi);
     } else {
       out.vectorize(ow);
@@ -252,20 +272,29 @@ void schedule_conv2d(GroupSchedule& g) {
     if (pad) {  // the padded plane of this channel, built just before its use (stays in cache)
       te::Stage& p = *s.find(pad.get());
       p.compute_at(out, nc);
-      if (pad->shape[3] >= g.vector_lanes) {
+      if (pad->shape[3] >= L) {
         te::Axis pw = p.leaves().back();
-        auto [pwo, pwi] = p.split(pw, g.vector_lanes);
+        auto [pwo, pwi] = p.split(pw, L);
         p.vectorize(pwi);
       }
     }
     // Taps innermost and unrolled inside the vector loop: each vector of outputs accumulates in a
-    // register instead of being reloaded and stored once per tap.
-    d.reorder({d.axis(2), d.axis(3), d.reduce_axis(0), d.reduce_axis(1), d.reduce_axis(2)});
+    // register instead of being reloaded and stored once per tap. With several rows and a row of
+    // several vectors, the rows go inside the column vectors, so the rows' loads of the same input
+    // vector sit side by side (the compiler keeps one).
+    te::Axis drow = d.axis(2), dcol = d.axis(3);
+    if (th > 1 && OW % L == 0 && OW > L) {
+      auto [dwo, dwi] = d.split(dcol, L);
+      d.reorder({dwo, drow, dwi, d.reduce_axis(0), d.reduce_axis(1), d.reduce_axis(2)});
+      dcol = dwi;
+    } else {
+      d.reorder({drow, dcol, d.reduce_axis(0), d.reduce_axis(1), d.reduce_axis(2)});
+    }
     d.unroll(d.reduce_axis(0));
     d.unroll(d.reduce_axis(1));
     d.unroll(d.reduce_axis(2));
-    if (th > 1) d.unroll(d.axis(2));
-    d.vectorize(d.axis(3));
+    if (th > 1) d.unroll(drow);
+    d.vectorize(dcol);
     return;
   }
   if (wpack) {
@@ -308,8 +337,12 @@ void schedule_conv2d(GroupSchedule& g) {
   if (N * ((O + tile_oc - 1) / tile_oc) * ((OH + th - 1) / th) > 1) out.parallel(par);
   te::Stage& y = *s.find(yc.get());
   y.compute_at(out, wb);
-  // Register tile: taps outside, then (oc blocks, rows, columns) unrolled, the block's lanes vectorized.
-  y.reorder({y.reduce_axis(0), y.reduce_axis(1), y.reduce_axis(2), y.axis(1), y.axis(2), y.axis(3), y.axis(4)});
+  // Register tile: taps outside, then (rows, columns, oc blocks) unrolled, the block's lanes
+  // vectorized. The oc blocks innermost: each pixel's broadcast input is used by the tile's weight
+  // vectors at once and dies, so the registers hold the accumulators, the weight vectors and one
+  // broadcast. (With the blocks outside, GCC kept every pixel's broadcast live for the second block
+  // and spilled 11 of 28 accumulators to the stack on AVX-512.)
+  y.reorder({y.reduce_axis(0), y.reduce_axis(1), y.reduce_axis(2), y.axis(2), y.axis(3), y.axis(1), y.axis(4)});
   y.unroll(y.axis(1));
   y.unroll(y.axis(2));
   y.unroll(y.axis(3));

@@ -10,6 +10,7 @@
 #include "ir/type.h"
 #include "ir/visitor.h"
 #include "native/lower_function.h"
+#include "ops/attrs.h"
 #include "ops/op.h"
 
 namespace sy::cli {
@@ -24,7 +25,26 @@ struct Row {
   int launches = 0;
   int64_t flops = 0;           // per run
   int64_t flops_per_call = 0;  // of the fused function (0 for external calls)
+  std::string kind;            // kernel class (kernel_class)
 };
+
+// The class of a kernel by its anchor, as schedules differ: the conv paths (stem, pointwise,
+// depthwise, other grouped, spatial), GEMMs (dense, matmul, batch matmul) and the rest.
+std::string kernel_class(const ir::CallNode* anchor) {
+  if (!anchor) return "other";
+  if (anchor->op == ops::OpCode::Conv2d) {
+    const auto& a = anchor->attrs_as<ops::Conv2dAttrs>();
+    const Shape& x = ir::as_tensor(anchor->args[0]->type).shape;
+    const Shape& w = ir::as_tensor(anchor->args[1]->type).shape;
+    if (a.groups > 1) return a.groups == x[1] ? "conv depthwise" : "conv grouped";
+    if (x[1] <= 4) return "conv stem (C<=4)";
+    return w.size() >= 4 && w[2] == 1 && w[3] == 1 ? "conv 1x1" : "conv KxK";
+  }
+  if (anchor->op == ops::OpCode::Dense) return "dense";
+  if (anchor->op == ops::OpCode::MatMul)
+    return ir::as_tensor(anchor->args[1]->type).shape.size() > 2 ? "batch matmul" : "matmul";
+  return ops::op_def(anchor->op).kind == ops::OpKind::Reduce ? "reduce" : "other (" + ops::op_name(anchor->op) + ")";
+}
 
 std::string dims(const ir::Type& t) {
   if (t->kind != ir::TypeKind::Tensor) return "?";
@@ -78,9 +98,11 @@ void print_profile(std::ostream& os, const native::Plan& plan, const native::Cal
       r.kernel = c.external ? "@" + c.kernel : c.kernel;
       if (c.external) {
         r.ops = "external function";
+        r.kind = "external";
       } else {
-        r.ops = fused_ops(*plan.kernels[static_cast<size_t>(c.function)]->as<ir::FunctionNode>(), r.shape,
-                          r.flops_per_call);
+        const auto& fn = *plan.kernels[static_cast<size_t>(c.function)]->as<ir::FunctionNode>();
+        r.ops = fused_ops(fn, r.shape, r.flops_per_call);
+        r.kind = kernel_class(native::anchor_of(fn));
         if (c.fallback) r.ops += " (reference fallback)";
       }
     }
@@ -114,6 +136,26 @@ void print_profile(std::ostream& os, const native::Plan& plan, const native::Cal
     for (size_t i = shown; i < sorted.size(); ++i) rest += sorted[i].seconds, launches += sorted[i].launches;
     std::snprintf(line, sizeof line, "  %9.3f %5.1f%% %6d %8s  (%zu more kernels)\n", rest * 1e3,
                   total > 0 ? 100.0 * rest / total : 0.0, launches, "", sorted.size() - shown);
+    os << line;
+  }
+  // By class: where the FLOPs are and how fast each schedule family runs them.
+  std::map<std::string, Row> classes;
+  for (const Row& r : sorted) {
+    Row& k = classes[r.kind];
+    k.seconds += r.seconds;
+    k.flops += r.flops;
+    k.launches += r.launches;
+  }
+  std::vector<std::pair<std::string, Row>> by_time(classes.begin(), classes.end());
+  std::sort(by_time.begin(), by_time.end(), [](const auto& a, const auto& b) { return a.second.seconds > b.second.seconds; });
+  os << "by kernel class:\n";
+  std::snprintf(line, sizeof line, "  %9s %6s %6s %8s %7s  %s\n", "ms", "share", "calls", "GFLOP/s", "GFLOP", "class");
+  os << line;
+  for (const auto& [name, k] : by_time) {
+    std::string gf = k.flops > 0 && k.seconds > 0 ? std::to_string(static_cast<int>(k.flops / k.seconds / 1e9)) : "-";
+    std::snprintf(line, sizeof line, "  %9.3f %5.1f%% %6d %8s %7.3f  %s\n", k.seconds * 1e3,
+                  total > 0 ? 100.0 * k.seconds / total : 0.0, k.launches, gf.c_str(), static_cast<double>(k.flops) / 1e9,
+                  name.c_str());
     os << line;
   }
 }
