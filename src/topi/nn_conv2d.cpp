@@ -326,14 +326,26 @@ void schedule_conv2d(GroupSchedule& g) {
   // Write-out of a tile (NCHW from the blocked tile): along the output rows (0), or along the
   // channels with vectors read from the tile (1).
   const int64_t copy = knobs.define("copy_out", {0, 1});
+  // Order of the tiles. Channel blocks outside: a block's weights stay in cache over the whole
+  // plane, but the input plane is read once per block. Row blocks outside: a row block's input
+  // stays in cache over every channel block, but all the weights are read once per row block.
+  // Default: rows outside when all the weights fit in half the target's L2 and the input is larger
+  // (ResNet's 1x1 convs over 28x28 planes), so that what is re-read comes from L2.
+  const auto& raxes = yc->reduce_axes();
+  const int64_t C = raxes.at(0).extent, KH = raxes.at(1).extent, KW = raxes.at(2).extent;
+  const Shape& xs = (pad ? pad->shape : yc->inputs().at(0)->producer_shape());
+  const int64_t w_bytes = O * C * KH * KW * 4, x_bytes = C * xs.at(2) * xs.at(3) * 4;
+  const int64_t rows_first = w_bytes <= g.target->l2_bytes / 2 && x_bytes > w_bytes ? 1 : 0;
+  const bool rows_outer = knobs.define("rows_outer", {rows_first, 1 - rows_first}) == 1;
+  te::Axis first = rows_outer ? hb : ob, second = rows_outer ? ob : hb;
   if (copy == 1) {
     auto [oio, oii] = out.split(oi, kBlock);
-    out.reorder({n, ob, hb, wb, oio, hi, wi, oii});
+    out.reorder({n, first, second, wb, oio, hi, wi, oii});
     out.vectorize(oii);
   } else {
-    out.reorder({n, ob, hb, wb, oi, hi, wi});
+    out.reorder({n, first, second, wb, oi, hi, wi});
   }
-  te::Axis par = out.fuse(out.fuse(n, ob), hb);
+  te::Axis par = out.fuse(out.fuse(n, first), second);
   if (N * ((O + tile_oc - 1) / tile_oc) * ((OH + th - 1) / th) > 1) out.parallel(par);
   te::Stage& y = *s.find(yc.get());
   y.compute_at(out, wb);
