@@ -20,6 +20,7 @@
 #include "support/tensor_storage.h"
 #include "switchyard/version.h"
 #include "target/host.h"
+#include "topi/topi.h"
 
 namespace sy::runtime {
 
@@ -103,7 +104,12 @@ void save_artifact(const CompiledModel& model, const std::string& path) {
   meta["backends"] = nlohmann::json::array();
   for (const auto& [name, _] : model.modules) meta["backends"].push_back(name);
   meta["native"] = model.native != nullptr;
+  // The target is read back from its string, and the weights are packed again for it at load: the
+  // string must give back this very target, and the native kernels must be the model's target's.
+  SY_CHECK(target::parse(model.target.str(), target::Target{}) == model.target) << "target string not lossless: " << model.target.str();
+  SY_CHECK(!model.native || model.native->target() == model.target) << "the native kernels' target differs from the model's";
   meta["target"] = model.target.str();
+  if (model.native && model.target.kind == target::Kind::Cpu) meta["weight_block"] = topi::weight_block(model.target);
   sections.push_back({"meta", meta.dump()});
   ir::PrintOptions po;
   ir::BlobLayout weights;
@@ -212,6 +218,11 @@ CompiledModel load_artifact_bytes(std::string_view data, const std::string& path
   try {
     nlohmann::json meta = nlohmann::json::parse(sections["meta"]);
     cm.target = target::parse(meta.at("target").get<std::string>(), target::Target{});
+    // The packed-weight layout the kernels were lowered for, against what the target gives now.
+    if (meta.contains("weight_block") && (cm.target.kind != target::Kind::Cpu ||
+                                          meta.at("weight_block").get<int>() != topi::weight_block(cm.target)))
+      throw Error("its kernels read weights in blocks of " + std::to_string(meta.at("weight_block").get<int>()) +
+                  ", which its target does not give");
   } catch (const std::exception& e) {
     throw Error(path + ": corrupted artifact: meta: " + e.what());
   }

@@ -1,6 +1,8 @@
 // Building and running a partitioned module.
 #include "runtime/compiled_model.h"
 
+#include "target/host.h"
+
 #include <exception>
 #include <set>
 
@@ -54,6 +56,10 @@ CompiledModel build_modules(const ir::Module& partitioned, const std::vector<con
 }
 
 std::vector<Tensor> CompiledModel::run(const std::vector<Tensor>& inputs, int threads, native::CallTimes* times) const {
+  // Backend code (c_source's library) is built for the target too; the native executable checks
+  // its own kernels, this covers a model without any.
+  if (!modules.empty())
+    if (std::string why = target::cannot_run_here(target, "the model's compiled code"); !why.empty()) throw Error(why);
   auto external = [this](const std::string& symbol, const std::vector<Tensor>& args) {
     auto it = backend_of.find(symbol);
     SY_CHECK(it != backend_of.end()) << "no runtime module holds @" << symbol;

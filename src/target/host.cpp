@@ -182,6 +182,12 @@ const Target& host() {
     try {
       t = parse(h.override_text, h.detected);
       if (t.kind != Kind::Cpu) error = "SWITCHYARD_HOST_TARGET must be a cpu target, got '" + h.override_text + "'";
+      // It may only take features away: claiming more would let code for them run and die of SIGILL.
+      std::vector<std::string> extra = t.missing_on(h.detected);
+      std::string list;
+      for (const auto& f : extra) list += (list.empty() ? "" : ", ") + f;
+      if (!extra.empty())
+        error = "SWITCHYARD_HOST_TARGET='" + h.override_text + "' claims " + list + ", which this CPU does not have";
     } catch (const Error& e) {
       error = std::string("SWITCHYARD_HOST_TARGET: ") + e.what();
     }

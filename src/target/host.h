@@ -15,7 +15,9 @@ struct HostInfo {
   std::string cache_source;  // "sysfs" or "defaults (sysfs unreadable)"
   // $SWITCHYARD_HOST_TARGET when set: a target string (relative to `detected`) that replaces the
   // host for everything (what `cpu` means, what an artifact is checked against). It lets a test
-  // play a CPU without a feature, e.g. SWITCHYARD_HOST_TARGET="cpu -isa=avx2" on an AVX-512 machine.
+  // play a CPU without a feature, e.g. SWITCHYARD_HOST_TARGET="cpu -isa=avx2" on an AVX-512 machine;
+  // it may only remove features (one the CPU lacks is an error). Libraries that pick their code
+  // at run time (oneDNN) do not read it: set ONEDNN_MAX_CPU_ISA beside it.
   std::string override_text;
 };
 

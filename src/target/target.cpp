@@ -3,6 +3,7 @@
 #include "target/target.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <set>
 #include <sstream>
@@ -30,13 +31,44 @@ const std::vector<std::string>& level_features(IsaLevel l) {
     std::sort(f.begin(), f.end());
     return f;
   }();
-  return l == IsaLevel::Sse42 ? v2 : l == IsaLevel::Avx2 ? v3 : v4;
+  static const std::vector<std::string> v1;  // SSE2: every x86-64 CPU
+  return l == IsaLevel::Baseline ? v1 : l == IsaLevel::Sse42 ? v2 : l == IsaLevel::Avx2 ? v3 : v4;
 }
 
 // Features above the levels that a target may carry (the host has them; code may use them).
-const std::vector<std::string> kExtraFeatures = {"amx-bf16",   "amx-int8",   "amx-tile",   "avx512bf16",
-                                                 "avx512fp16", "avx512ifma", "avx512vbmi", "avx512vnni",
-                                                 "avxvnni"};
+const std::vector<std::string>& extra_features() {
+  static const std::vector<std::string> f = {"amx-bf16",   "amx-int8",   "amx-tile",   "avx512bf16", "avx512fp16",
+                                             "avx512ifma", "avx512vbmi", "avx512vnni", "avxvnni"};
+  return f;
+}
+
+// What GCC turns on with each -m flag (and CPUs always have): a target must list the implied
+// features too, or its code would use instructions its feature list (and the check at load) omit.
+const std::vector<std::pair<std::string, std::vector<std::string>>>& implications() {
+  static const std::vector<std::pair<std::string, std::vector<std::string>>> m = {
+      {"ssse3", {"sse3"}},
+      {"sse4.1", {"ssse3"}},
+      {"sse4.2", {"sse4.1"}},
+      {"avx", {"sse4.2"}},
+      {"avx2", {"avx"}},
+      {"fma", {"avx"}},
+      {"f16c", {"avx"}},
+      {"avxvnni", {"avx2"}},
+      {"avx512f", {"avx2", "fma", "f16c"}},
+      {"avx512bw", {"avx512f"}},
+      {"avx512cd", {"avx512f"}},
+      {"avx512dq", {"avx512f"}},
+      {"avx512vl", {"avx512f"}},
+      {"avx512ifma", {"avx512f"}},
+      {"avx512vbmi", {"avx512bw"}},
+      {"avx512vnni", {"avx512f"}},
+      {"avx512bf16", {"avx512bw"}},
+      {"avx512fp16", {"avx512bw"}},
+      {"amx-bf16", {"amx-tile"}},
+      {"amx-int8", {"amx-tile"}},
+  };
+  return m;
+}
 
 struct NamedCpu {
   IsaLevel level;
@@ -86,7 +118,8 @@ std::vector<std::string> with_level(IsaLevel l, const std::vector<std::string>& 
 }
 
 bool parse_level(const std::string& v, IsaLevel* l) {
-  if (v == "sse4.2" || v == "x86-64-v2") *l = IsaLevel::Sse42;
+  if (v == "x86-64" || v == "sse2") *l = IsaLevel::Baseline;
+  else if (v == "sse4.2" || v == "x86-64-v2") *l = IsaLevel::Sse42;
   else if (v == "avx2" || v == "x86-64-v3") *l = IsaLevel::Avx2;
   else if (v == "avx512" || v == "x86-64-v4") *l = IsaLevel::Avx512;
   else return false;
@@ -119,12 +152,17 @@ std::string size_str(int64_t b) {
 }
 
 void check_consistent(const Target& t) {
-  bool any512 = false;
-  for (const auto& f : t.features) any512 |= f.rfind("avx512", 0) == 0;
-  if (any512 && !t.has("avx512f")) throw Error("target: AVX-512 features need avx512f");
-  if ((t.has("amx-bf16") || t.has("amx-int8")) && !t.has("amx-tile")) throw Error("target: AMX features need amx-tile");
-  if ((t.has("avx") || t.has("fma") || t.has("f16c")) && !t.has("sse4.2"))
-    throw Error("target: AVX features need sse4.2");
+  for (const auto& [f, needs] : implications())
+    if (t.has(f))
+      for (const auto& n : needs)
+        if (!t.has(n)) throw Error("target: " + f + " needs " + n + " (the compiler's -m" + f + " implies it)");
+}
+
+// -mtune reaches the C compiler's command line (the c_source backend runs it through a shell).
+void check_tune(const std::string& v) {
+  bool ok = !v.empty() && v.size() <= 64;
+  for (char c : v) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.');
+  if (!ok) throw Error("target attribute -mtune=" + v + ": expected a CPU name such as znver3 or generic");
 }
 
 }  // namespace
@@ -132,11 +170,11 @@ void check_consistent(const Target& t) {
 bool Target::has(const std::string& f) const { return std::binary_search(features.begin(), features.end(), f); }
 
 IsaLevel Target::isa() const {
-  for (IsaLevel l : {IsaLevel::Avx512, IsaLevel::Avx2}) {
+  for (IsaLevel l : {IsaLevel::Avx512, IsaLevel::Avx2, IsaLevel::Sse42}) {
     const auto& need = level_features(l);
     if (std::includes(features.begin(), features.end(), need.begin(), need.end())) return l;
   }
-  return IsaLevel::Sse42;
+  return IsaLevel::Baseline;
 }
 
 int Target::vector_lanes() const {
@@ -153,7 +191,8 @@ std::string Target::isa_name() const {
   switch (isa()) {
     case IsaLevel::Avx512: return "avx512";
     case IsaLevel::Avx2: return "avx2";
-    default: return "sse4.2";
+    case IsaLevel::Sse42: return "sse4.2";
+    default: return "x86-64";
   }
 }
 
@@ -191,7 +230,8 @@ std::string Target::key() const {
 std::vector<std::string> Target::compiler_flags() const {
   SY_CHECK(kind == Kind::Cpu) << "compiler flags of a " << str() << " target";
   const IsaLevel l = isa();
-  std::vector<std::string> f = {"-march=x86-64-v" + std::to_string(static_cast<int>(l))};
+  std::vector<std::string> f = {l == IsaLevel::Baseline ? std::string("-march=x86-64")
+                                                        : "-march=x86-64-v" + std::to_string(static_cast<int>(l))};
   for (const auto& e : extras_of(*this)) f.push_back("-m" + e);
   f.push_back("-mtune=" + mtune);
   // GCC's tunings for several AVX-512 CPUs keep auto-vectorized loops at 256 bits; the schedules
@@ -210,7 +250,7 @@ std::vector<std::string> Target::missing_on(const Target& cpu) const {
 const std::vector<std::string>& known_features() {
   static const std::vector<std::string> all = [] {
     std::vector<std::string> f = level_features(IsaLevel::Avx512);
-    f.insert(f.end(), kExtraFeatures.begin(), kExtraFeatures.end());
+    f.insert(f.end(), extra_features().begin(), extra_features().end());
     normalize(f);
     return f;
   }();
@@ -252,6 +292,10 @@ Target parse(const std::string& text, const Target& host_target) {
     throw Error("unknown target kind '" + tok[0] + "' in '" + text + "' (known: cpu, reference)");
   Target t = host_target;
   t.kind = Kind::Cpu;
+  // The attributes that set the whole feature list (-isa, -mcpu) first, whatever their place, so
+  // that -mattr always edits the result.
+  std::vector<std::pair<std::string, std::string>> attrs;
+  int bases = 0;
   for (size_t i = 1; i < tok.size(); ++i) {
     const std::string& a = tok[i];
     size_t eq = a.find('=');
@@ -260,10 +304,16 @@ Target parse(const std::string& text, const Target& host_target) {
       throw Error("target '" + text + "': '" + a + "' is not an attribute (expected -name=value)");
     if (eq == std::string::npos || value.empty())
       throw Error("target attribute " + name + " needs a value (" + name + "=...)");
+    const bool base = name == "-isa" || name == "-mcpu";
+    if (base && ++bases > 1)
+      throw Error("target '" + text + "': give one of -isa and -mcpu (both set the features; -mtune sets the tuning)");
+    attrs.insert(base ? attrs.begin() : attrs.end(), {name, value});
+  }
+  for (const auto& [name, value] : attrs) {
     if (name == "-isa") {
       IsaLevel l;
       if (!parse_level(value, &l))
-        throw Error("target attribute -isa=" + value + ": unknown ISA level (known: sse4.2, avx2, avx512)");
+        throw Error("target attribute -isa=" + value + ": unknown ISA level (known: x86-64, sse4.2, avx2, avx512)");
       t.features = with_level(l, {});
     } else if (name == "-mcpu") {
       auto it = named_cpus().find(value);
@@ -272,6 +322,7 @@ Target parse(const std::string& text, const Target& host_target) {
       t.features = with_level(it->second.level, it->second.extra);
       t.mtune = it->second.mtune;
     } else if (name == "-mtune") {
+      check_tune(value);
       t.mtune = value;
     } else if (name == "-mattr") {
       std::stringstream ss(value);

@@ -11,8 +11,9 @@ namespace sy::target {
 
 enum class Kind { Cpu, Reference };
 
-// x86 ISA levels, each a superset of the one before (the psABI's x86-64-v2/v3/v4).
-enum class IsaLevel { Sse42 = 2, Avx2 = 3, Avx512 = 4 };
+// x86 ISA levels, each a superset of the one before (the psABI's x86-64 baseline (SSE2) and
+// x86-64-v2/v3/v4).
+enum class IsaLevel { Baseline = 1, Sse42 = 2, Avx2 = 3, Avx512 = 4 };
 
 struct Target {
   Kind kind = Kind::Cpu;
@@ -28,7 +29,7 @@ struct Target {
   IsaLevel isa() const;             // the highest level whose features are all present
   int vector_lanes() const;         // f32 lanes of the widest vector the ISA level has
   int vector_registers() const;     // architectural vector registers at that level
-  std::string isa_name() const;     // "avx512", "avx2", "sse4.2"
+  std::string isa_name() const;     // "avx512", "avx2", "sse4.2", "x86-64"
   // The canonical target string; parse(str()) gives this target back.
   std::string str() const;
   // A short key for caches and tuning records: kind, ISA level, extra features, cores.
@@ -42,13 +43,15 @@ struct Target {
 };
 
 // Parses a target string. `cpu` starts from the host (detected); attributes then override it:
-//   -isa=sse4.2|avx2|avx512   exactly that ISA level's features (an artifact that runs on any
-//                             CPU of the level; may be above the host's: cross-compilation)
+//   -isa=x86-64|sse4.2|avx2|avx512   exactly that ISA level's features (an artifact that runs on
+//                             any CPU of the level; may be above the host's: cross-compilation)
 //   -mcpu=NAME                a named CPU's features and tuning (znver3, znver4, haswell, ...)
+//                             (-isa or -mcpu, not both; applied before the other attributes)
 //   -mtune=NAME               the C compiler's tuning only
 //   -mattr=+f1,-f2            add or remove single features
 //   -cores=N  -l1d=48K  -l2=1M  -l3=32M
-// Throws sy::Error naming an unknown kind, attribute, CPU or feature, or a malformed value.
+// Throws sy::Error naming an unknown kind, attribute, CPU or feature, a malformed value, or a
+// feature set a compiler cannot honour (a feature without one it implies: avx without ssse3).
 Target parse(const std::string& text);
 // parse() relative to a given host instead of the detected one (tests, cross-compilation).
 Target parse(const std::string& text, const Target& host);

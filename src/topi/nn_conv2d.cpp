@@ -163,8 +163,9 @@ void schedule_conv2d(GroupSchedule& g) {
   te::Knobs& knobs = g.knobs ? *g.knobs : local;
   if (pad && !dw) {
     te::Stage& p = *s.find(pad.get());
-    te::Axis nc = fuse_leading(p, 2);
-    p.parallel(nc);
+    // Rows too in the parallel axis: a stem has 3 channels, which split 2:1 over two threads.
+    te::Axis nch = fuse_leading(p, 3);
+    p.parallel(nch);
     const int64_t wd = pad->shape[3];
     if (wd >= g.vector_lanes) {
       auto [wo, wi] = p.split(p.leaves().back(), g.vector_lanes);

@@ -51,7 +51,8 @@ TEST(Target, IsaLevelsGiveLanesRegistersAndFlags) {
 
 TEST(Target, PrintsCanonicallyAndParsesBack) {
   for (const std::string text : {"cpu", "cpu -isa=avx2", "cpu -mcpu=znver3 -cores=4", "cpu -isa=avx512 -mattr=+avx512bf16",
-                                 "cpu -mcpu=sapphirerapids -l3=105M", "cpu -isa=avx2 -mattr=-fma,-f16c"}) {
+                                 "cpu -mcpu=sapphirerapids -l3=105M", "cpu -isa=avx2 -mattr=-fma,-f16c", "cpu -isa=x86-64",
+                                 "cpu -isa=sse4.2 -mattr=-popcnt", "cpu -isa=avx2 -mattr=-popcnt,-movbe"}) {
     const target::Target t = target::parse(text, zen4());
     EXPECT_EQ(target::parse(t.str(), target::Target{}), t) << text << " -> " << t.str();
     EXPECT_EQ(target::parse(t.str(), target::parse("cpu -isa=sse4.2 -cores=7", zen4())), t) << "host-independent";
@@ -59,6 +60,13 @@ TEST(Target, PrintsCanonicallyAndParsesBack) {
   EXPECT_EQ(target::parse("cpu -isa=avx2 -mtune=generic -cores=2 -l1d=48K -l2=2M -l3=32M", zen4()).str(),
             "cpu -isa=avx2 -mtune=generic -cores=2 -l1d=48K -l2=2M -l3=32M");
   EXPECT_EQ(target::parse("reference", zen4()).str(), "reference");
+  // -isa / -mcpu apply first: -mattr edits their features wherever it is written.
+  EXPECT_TRUE(target::parse("cpu -mattr=+avx512vnni -isa=avx512", zen4()).has("avx512vnni"));
+  // Below x86-64-v2: the baseline level, never -march=x86-64-v2 for a CPU without SSE4.2.
+  const target::Target old = target::parse("cpu -isa=sse4.2 -mattr=-popcnt", zen4());
+  EXPECT_EQ(old.isa(), target::IsaLevel::Baseline);
+  EXPECT_EQ(old.compiler_flags().front(), "-march=x86-64");
+  EXPECT_EQ(target::parse("cpu -isa=x86-64", zen4()).vector_lanes(), 4);
   EXPECT_EQ(target::parse("cpu -isa=avx2", zen4()).key(), "cpu avx2 cores=2");
 }
 
@@ -75,7 +83,14 @@ TEST(Target, ErrorsNameTheProblem) {
   EXPECT_NE(error_of("cpu -isa").find("needs a value"), std::string::npos);
   EXPECT_NE(error_of("cpu avx2").find("not an attribute"), std::string::npos);
   EXPECT_NE(error_of("reference -isa=avx2").find("takes no attributes"), std::string::npos);
-  EXPECT_NE(error_of("cpu -isa=avx2 -mattr=+avx512vnni").find("need avx512f"), std::string::npos);
+  EXPECT_NE(error_of("cpu -isa=avx2 -mattr=+avx512vnni").find("avx512vnni needs avx512f"), std::string::npos);
+  // A feature without one the compiler's flag implies (code would use what the list omits).
+  EXPECT_NE(error_of("cpu -isa=avx512 -mattr=-ssse3").find("needs ssse3"), std::string::npos);
+  EXPECT_NE(error_of("cpu -isa=avx2 -mattr=-sse4.1").find("needs sse4.1"), std::string::npos);
+  EXPECT_NE(error_of("cpu -isa=avx2 -mcpu=znver3").find("one of -isa and -mcpu"), std::string::npos);
+  // -mtune reaches a compiler command line.
+  EXPECT_NE(error_of("cpu -mtune=x;touch${IFS}/tmp/p").find("-mtune"), std::string::npos);
+  EXPECT_NE(error_of("cpu -mtune=a$(b)").find("-mtune"), std::string::npos);
 }
 
 TEST(Target, MissingFeaturesAreWhatTheCodeUsesAndTheCpuLacks) {

@@ -65,7 +65,8 @@ int run_target(const TargetArgs& a) {
     std::cout << "          the reference executor: no generated code, runs on any CPU\n";
     return 0;
   }
-  const auto& base = t.isa() == target::IsaLevel::Avx512 ? "x86-64-v4" : t.isa() == target::IsaLevel::Avx2 ? "x86-64-v3" : "x86-64-v2";
+  const target::IsaLevel l = t.isa();
+  const std::string base = l == target::IsaLevel::Baseline ? "x86-64" : "x86-64-v" + std::to_string(static_cast<int>(l));
   std::cout << "  ISA         " << t.isa_name() << " (" << base << "): " << t.vector_lanes() << " f32 lanes per vector, "
             << t.vector_registers() << " vector registers\n";
   std::cout << "  features    " << join(t.features, " ") << "\n";
@@ -87,7 +88,7 @@ Command add_target_command(CLI::App& root) {
   c->add_flag("--json", args->json, "print it as JSON");
   c->footer(
       "A target string is a kind and attributes: 'reference', or 'cpu' (this machine, detected) followed by\n"
-      "  -isa=sse4.2|avx2|avx512   exactly that ISA level (code that runs on any CPU of the level)\n"
+      "  -isa=x86-64|sse4.2|avx2|avx512   exactly that ISA level (code that runs on any CPU of the level)\n"
       "  -mcpu=NAME                a named CPU: " + join(target::known_cpus(), ", ") + "\n"
       "  -mattr=+F,-F              add or remove features: " + join(target::known_features(), ", ") + "\n"
       "  -mtune=NAME               the C compiler's tuning only\n"
