@@ -176,7 +176,17 @@ void schedule_conv2d(GroupSchedule& g) {
   if (flat) {
     // Register tile: tile_o output channels x vectors of pixels of the flattened plane; the
     // accumulators, one pixel vector per column and the broadcast weight fit the registers.
-    const int64_t to = std::min<int64_t>(O, knobs.define("tile_o_flat", {6, 4, 8}));
+    // Default rows: 6, or 8 where the registers hold as many accumulators with 8 and the channel
+    // blocks then split more evenly over the target's cores (O = 16: blocks 6+6+4 run 2:1 on two
+    // threads, 8+8 run 1:1).
+    auto fit_for = [&](int64_t rows) { return std::max<int64_t>(1, (R - 1) / (rows + 1)); };
+    auto per_thread = [&](int64_t rows) {
+      const int64_t blocks = (O + rows - 1) / rows, T = std::max(1, g.target->cores);
+      return (blocks + T - 1) / T * std::min<int64_t>(rows, O);
+    };
+    const bool eight = 8 * fit_for(8) >= 6 * fit_for(6) && per_thread(8) < per_thread(6);
+    const int64_t to = std::min<int64_t>(O, knobs.define("tile_o_flat", eight ? std::vector<int64_t>{8, 6, 4}
+                                                                              : std::vector<int64_t>{6, 4, 8}));
     const int64_t HW = OH * OW;
     const int64_t nv = (HW + g.vector_lanes - 1) / g.vector_lanes;
     const int64_t fit = std::max<int64_t>(1, (R - 1) / (to + 1));
@@ -270,9 +280,13 @@ void schedule_conv2d(GroupSchedule& g) {
       out.vectorize(ow);
     }
     d.compute_at(out, ohb);
-    if (pad) {  // the padded plane of this channel, built just before its use (stays in cache)
+    if (pad) {
+      // The padded input built just before its use: only the rows a block of output rows reads
+      // (the few rows two blocks share are copied twice), so that it stays in L1 (a 114x114
+      // plane is 52 KB, more than a 48 KB L1); the whole plane when one block covers it.
       te::Stage& p = *s.find(pad.get());
-      p.compute_at(out, nc);
+      const int64_t by_rows = knobs.define("pad_rows", th < OH ? std::vector<int64_t>{1, 0} : std::vector<int64_t>{0, 1});
+      p.compute_at(out, by_rows ? ohb : nc);
       if (pad->shape[3] >= L) {
         te::Axis pw = p.leaves().back();
         auto [pwo, pwi] = p.split(pw, L);
