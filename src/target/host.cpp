@@ -12,6 +12,7 @@
 #include <mutex>
 
 #include "support/error.h"
+#include "support/join.h"
 
 namespace sy::target {
 
@@ -183,11 +184,10 @@ const Target& host() {
       t = parse(h.override_text, h.detected);
       if (t.kind != Kind::Cpu) error = "SWITCHYARD_HOST_TARGET must be a cpu target, got '" + h.override_text + "'";
       // It may only take features away: claiming more would let code for them run and die of SIGILL.
-      std::vector<std::string> extra = t.missing_on(h.detected);
-      std::string list;
-      for (const auto& f : extra) list += (list.empty() ? "" : ", ") + f;
+      const std::vector<std::string> extra = t.missing_on(h.detected);
       if (!extra.empty())
-        error = "SWITCHYARD_HOST_TARGET='" + h.override_text + "' claims " + list + ", which this CPU does not have";
+        error = "SWITCHYARD_HOST_TARGET='" + h.override_text + "' claims " + join(extra, ", ") +
+                ", which this CPU does not have";
     } catch (const Error& e) {
       error = std::string("SWITCHYARD_HOST_TARGET: ") + e.what();
     }
@@ -199,10 +199,9 @@ const Target& host() {
 std::string cannot_run_here(const Target& code, const std::string& what) {
   if (code.kind != Kind::Cpu) return "";
   const Target& h = host();
-  std::vector<std::string> missing = code.missing_on(h);
+  const std::vector<std::string> missing = code.missing_on(h);
   if (missing.empty()) return "";
-  std::string list;
-  for (const auto& f : missing) list += (list.empty() ? "" : ", ") + f;
+  const std::string list = join(missing, ", ");
   const HostInfo& info = host_info();
   std::string cpu = info.override_text.empty() ? (info.model_name.empty() ? "this CPU" : "this CPU (" + info.model_name + ")")
                                                : "this CPU (as SWITCHYARD_HOST_TARGET='" + info.override_text + "' says)";

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "support/error.h"
+#include "support/join.h"
 #include "target/host.h"
 
 namespace sy::target {
@@ -99,12 +100,6 @@ const std::map<std::string, NamedCpu>& named_cpus() {
   return m;
 }
 
-std::string join(const std::vector<std::string>& v, const std::string& sep) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
-  return s;
-}
-
 void normalize(std::vector<std::string>& f) {
   std::sort(f.begin(), f.end());
   f.erase(std::unique(f.begin(), f.end()), f.end());
@@ -126,14 +121,19 @@ bool parse_level(const std::string& v, IsaLevel* l) {
   return true;
 }
 
+// The integer at the start of v; *pos: where it ends (0 when there is none or it overflows).
+int64_t leading_int(const std::string& v, size_t* pos) {
+  try {
+    return std::stoll(v, pos);
+  } catch (const std::exception&) {
+    *pos = 0;
+    return 0;
+  }
+}
+
 int64_t parse_size(const std::string& attr, const std::string& v) {
   size_t pos = 0;
-  int64_t n = 0;
-  try {
-    n = std::stoll(v, &pos);
-  } catch (const std::exception&) {
-    pos = 0;
-  }
+  const int64_t n = leading_int(v, &pos);
   std::string unit = v.substr(pos);
   int64_t mul = unit.empty() || unit == "B" ? 1
                 : unit == "K" || unit == "KB" || unit == "KiB" ? 1 << 10
@@ -341,15 +341,10 @@ Target parse(const std::string& text, const Target& host_target) {
       }
     } else if (name == "-cores") {
       size_t pos = 0;
-      int n = 0;
-      try {
-        n = std::stoi(value, &pos);
-      } catch (const std::exception&) {
-        pos = 0;
-      }
+      const int64_t n = leading_int(value, &pos);
       if (pos != value.size() || n < 1 || n > 1024)
         throw Error("target attribute -cores=" + value + ": expected a count from 1 to 1024");
-      t.cores = n;
+      t.cores = static_cast<int>(n);
     } else if (name == "-l1d") {
       t.l1d_bytes = parse_size(name, value);
     } else if (name == "-l2") {

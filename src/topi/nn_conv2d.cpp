@@ -173,13 +173,15 @@ void schedule_conv2d(GroupSchedule& g) {
     }
   }
   const int64_t R = g.vector_registers;
+  // Vectors per row of a register tile with `rows` rows whose weights are broadcast scalars (the
+  // flat and row paths): rows x vectors accumulators, one input vector per column, one broadcast.
+  auto fit_for = [&](int64_t rows) { return std::max<int64_t>(1, (R - 1) / (rows + 1)); };
   if (flat) {
     // Register tile: tile_o output channels x vectors of pixels of the flattened plane; the
     // accumulators, one pixel vector per column and the broadcast weight fit the registers.
     // Default rows: 6, or 8 where the registers hold as many accumulators with 8 and the channel
     // blocks then split more evenly over the target's cores (O = 16: blocks 6+6+4 run 2:1 on two
     // threads, 8+8 run 1:1).
-    auto fit_for = [&](int64_t rows) { return std::max<int64_t>(1, (R - 1) / (rows + 1)); };
     auto per_thread = [&](int64_t rows) {
       const int64_t blocks = (O + rows - 1) / rows, T = std::max(1, g.target->cores);
       return (blocks + T - 1) / T * std::min<int64_t>(rows, O);
@@ -189,7 +191,7 @@ void schedule_conv2d(GroupSchedule& g) {
                                                                               : std::vector<int64_t>{6, 4, 8}));
     const int64_t HW = OH * OW;
     const int64_t nv = (HW + g.vector_lanes - 1) / g.vector_lanes;
-    const int64_t fit = std::max<int64_t>(1, (R - 1) / (to + 1));
+    const int64_t fit = fit_for(to);
     const int64_t max_vectors = knobs.define("tile_vectors_flat", distinct({fit, fit - 1, fit - 2}));
     const int64_t chunks = (nv + max_vectors - 1) / max_vectors;
     const int64_t tw = std::min(HW, (nv + chunks - 1) / chunks * g.vector_lanes);
@@ -235,11 +237,9 @@ void schedule_conv2d(GroupSchedule& g) {
   if (rows) {
     // Register tile: tile_o output channels x a piece of one output row (as many vectors as the
     // registers hold beside one input vector per column and the broadcast weight).
-    te::Knobs local_knobs;
-    te::Knobs& kn = g.knobs ? *g.knobs : local_knobs;
-    const int64_t to = std::min<int64_t>(O, kn.define("tile_o_rows", {6, 4, 8, 2}));
+    const int64_t to = std::min<int64_t>(O, knobs.define("tile_o_rows", {6, 4, 8, 2}));
     const int64_t nv = (OW + g.vector_lanes - 1) / g.vector_lanes;
-    const int64_t piece = std::max<int64_t>(1, (R - 1) / (to + 1));
+    const int64_t piece = fit_for(to);
     const int64_t chunks = (nv + piece - 1) / piece;
     const int64_t tw = std::min(OW, (nv + chunks - 1) / chunks * g.vector_lanes);
     te::Axis n = out.leaves()[0], o = out.leaves()[1], oh = out.leaves()[2], ow = out.leaves()[3];

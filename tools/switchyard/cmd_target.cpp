@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "cli_common.h"
+#include "support/join.h"
 #include "target/host.h"
 #include "target/target.h"
 
@@ -15,12 +16,6 @@ struct TargetArgs {
   std::string text;
   bool json = false;
 };
-
-std::string join(const std::vector<std::string>& v, const std::string& sep) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
-  return s;
-}
 
 std::string bytes(int64_t b) {
   if (b >= (1 << 20) && b % (1 << 20) == 0) return std::to_string(b >> 20) + " MiB";
