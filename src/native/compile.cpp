@@ -86,14 +86,35 @@ Compiled compile_native(const ir::Module& m, const CompileOptions& opts) {
     ir::Module packed = prepack(out.fused, tgt);
     plan = plan_module(packed);
     funcs.clear();
+    out.choices.assign(plan.kernels.size(), strategy::Choice{});
     std::map<size_t, std::string> failed;  // kernel index -> reason
     for (size_t k = 0; k < plan.kernels.size(); ++k) {
       const auto* fn = plan.kernels[k]->as<ir::FunctionNode>();
       if (fn->attrs.count(kFallbackAttr)) continue;
       say("lowering kernel " + std::to_string(k + 1) + "/" + std::to_string(plan.kernels.size()) + " (" +
           plan.kernel_names[k] + ")");
+      auto lower_with = [&](const std::optional<strategy::Choice>& c) {
+        ir::Expr chosen = c ? strategy::with_choice(*fn, *c) : plan.kernels[k];
+        te::Knobs knobs;
+        LowerFunctionOptions klo = lo;
+        klo.knobs = &knobs;
+        funcs.push_back(lower_function(*chosen->as<ir::FunctionNode>(), plan.kernel_names[k], klo));
+        if (c) {
+          out.choices[k] = *c;
+          out.choices[k].knobs = knobs.to_string();  // every knob's value, defaults included
+        }
+      };
       try {
-        funcs.push_back(lower_function(*fn, plan.kernel_names[k], lo));
+        std::optional<strategy::Choice> c = strategy::choose(*fn, tgt, opts.chooser);
+        try {
+          lower_with(c);
+        } catch (const Error& e) {
+          if (!c || !c->from_record) throw;
+          // A record that no longer lowers (e.g. a knob the schedule lost): the default, said.
+          std::optional<strategy::Choice> d = strategy::choose(*fn, tgt, nullptr);
+          d->why += " (the record's " + c->implementation + " failed: " + e.what() + ")";
+          lower_with(d);
+        }
       } catch (const Error& e) {
         failed[k] = e.what();
       }

@@ -8,6 +8,7 @@
 
 #include "ir/module.h"
 #include "native/executable.h"
+#include "strategy/strategy.h"
 #include "target/target.h"
 
 namespace sy::native {
@@ -18,6 +19,10 @@ struct CompileOptions {
   std::optional<target::Target> target;
   // Progress messages ("lowering 12/57 kernels", "compiling C ..."), for long compiles.
   std::function<void(const std::string&)> progress;
+  // Picks each kernel's implementation and knobs (e.g. from tuning records); it is given the
+  // kernel's function as planned (weights in their packed types). Null, or nullopt from it: the
+  // strategy's order.
+  strategy::Chooser chooser;
 };
 
 struct Compiled {
@@ -28,6 +33,9 @@ struct Compiled {
   // Fused groups with no native implementation, run by the reference kernels: kernel -> reason.
   std::vector<std::pair<std::string, std::string>> fallbacks;
   std::shared_ptr<Executable> executable;
+  // Per kernel of the executable's plan (same index): what was chosen and why; empty
+  // implementation for a kernel that falls back.
+  std::vector<strategy::Choice> choices;
   std::string generated_c;
   double lower_seconds = 0, compile_seconds = 0;
 };

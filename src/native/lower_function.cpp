@@ -8,40 +8,10 @@
 #include "support/error.h"
 #include "target/host.h"
 #include "te/lower.h"
+#include "strategy/strategy.h"
 #include "topi/topi.h"
 
 namespace sy::native {
-
-namespace {
-
-int strength(ops::OpKind k) {
-  switch (k) {
-    case ops::OpKind::Elemwise: return 0;
-    case ops::OpKind::Broadcast: return 1;
-    case ops::OpKind::Injective: return 2;
-    case ops::OpKind::Reduce: return 3;
-    case ops::OpKind::OutEWiseFusable: return 4;
-    case ops::OpKind::Opaque: return 5;
-  }
-  return 0;
-}
-
-}  // namespace
-
-const ir::CallNode* anchor_of(const ir::FunctionNode& fn) {
-  const ir::CallNode* best = nullptr;
-  int best_s = -1;
-  for (const ir::Expr& e : ir::post_order(fn.body)) {
-    auto* c = e->as<ir::CallNode>();
-    if (!c || !c->is_op()) continue;
-    int s = strength(ops::op_def(c->op).kind);
-    if (s >= best_s) {
-      best = c;
-      best_s = s;
-    }
-  }
-  return best;
-}
 
 tir::PrimFunc lower_function(const ir::FunctionNode& fn, const std::string& name, const LowerFunctionOptions& opts) {
   const target::Target& tgt = opts.target ? *opts.target : target::host();
@@ -54,7 +24,18 @@ tir::PrimFunc lower_function(const ir::FunctionNode& fn, const std::string& name
     value[fn.params[i].get()] = {p};
     args.push_back(p);
   }
-  const ir::CallNode* anchor = anchor_of(fn);
+  const ir::CallNode* anchor = strategy::anchor_of(fn);
+  // The anchor's implementation: the one the function names (a choice made by the strategy), or
+  // the default; every other op of the group uses its default.
+  const topi::OpImpl* anchor_impl = nullptr;
+  if (anchor) {
+    auto chosen = fn.attrs.find(strategy::kImplementationAttr);
+    anchor_impl = chosen != fn.attrs.end() ? &strategy::require(*anchor, tgt, chosen->second)
+                                           : topi::find_default(*anchor, tgt);
+  }
+  te::Knobs local_knobs;
+  te::Knobs& knobs = opts.knobs ? *opts.knobs : local_knobs;
+  if (auto k = fn.attrs.find(strategy::kKnobsAttr); k != fn.attrs.end()) knobs.set_all(k->second);
   std::vector<te::Tensor> anchor_outputs;
   for (const ir::Expr& e : ir::post_order(fn.body)) {
     switch (e->kind) {
@@ -67,8 +48,11 @@ tir::PrimFunc lower_function(const ir::FunctionNode& fn, const std::string& name
       case ir::ExprKind::Call: {
         auto* c = e->as<ir::CallNode>();
         if (!c->is_op()) throw Error("native: a fused function may only call ops");
-        const topi::OpImpl* impl = topi::find(c->op);
-        if (!impl) throw Error("native: no implementation of " + ops::op_name(c->op) + " yet");
+        const topi::OpImpl* impl = c == anchor ? anchor_impl : topi::find_default(*c, tgt);
+        if (!impl) {
+          if (topi::implementations(c->op).empty()) throw Error("native: no implementation of " + ops::op_name(c->op) + " yet");
+          throw Error("native: no implementation of " + ops::op_name(c->op) + " applies to this call");
+        }
         std::vector<te::Tensor> ins;
         for (const ir::Expr& a : c->args) {
           auto it = value.find(a.get());
@@ -107,13 +91,12 @@ tir::PrimFunc lower_function(const ir::FunctionNode& fn, const std::string& name
   g.outputs = outputs;
   g.anchor = anchor;
   g.anchor_outputs = anchor_outputs;
-  g.knobs = opts.knobs;
+  g.knobs = &knobs;
   g.target = &tgt;
   g.vector_lanes = tgt.vector_lanes();
   g.vector_registers = tgt.vector_registers();
-  const topi::OpImpl* impl = anchor ? topi::find(anchor->op) : nullptr;
-  if (impl && impl->schedule)
-    impl->schedule(g);
+  if (anchor_impl && anchor_impl->schedule)
+    anchor_impl->schedule(g);
   else
     topi::schedule_injective(g);
   args.insert(args.end(), outputs.begin(), outputs.end());

@@ -1,5 +1,7 @@
 // Lowering of one fused primitive function (fn ... attrs {Primitive="1"}) to one loop-IR kernel:
-// each op's compute from topi, the anchor op's schedule for the whole group, then te::lower.
+// each op's compute from topi, the anchor op's schedule for the whole group, then te::lower. The
+// anchor's implementation is the one the function's Implementation attribute names (see
+// strategy/), else the strategy's default.
 #pragma once
 #include <string>
 
@@ -11,6 +13,8 @@
 namespace sy::native {
 
 struct LowerFunctionOptions {
+  // Receives the knob space the schedule defines (and is read for values); the function's Knobs
+  // attribute, if any, is set on it first. Null: the function's Knobs attribute, else defaults.
   te::Knobs* knobs = nullptr;
   const target::Target* target = nullptr;  // null: the host
 };
@@ -20,9 +24,5 @@ struct LowerFunctionOptions {
 // native implementation or an attribute value it does not support.
 tir::PrimFunc lower_function(const ir::FunctionNode& fn, const std::string& name,
                              const LowerFunctionOptions& opts = {});
-
-// The op call whose schedule a group uses: the strongest op kind (opaque > conv/dense/pool-like >
-// reduce > injective > broadcast > elementwise), the last such op if several.
-const ir::CallNode* anchor_of(const ir::FunctionNode& fn);
 
 }  // namespace sy::native

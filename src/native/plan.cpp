@@ -2,7 +2,7 @@
 #include "support/numbered.h"
 #include "native/plan.h"
 
-#include "native/lower_function.h"
+#include "strategy/strategy.h"
 
 #include <algorithm>
 #include <unordered_map>
@@ -162,7 +162,7 @@ class Planner {
       if (ir::structural_equal(p_.kernels[static_cast<size_t>(k)], fn)) return k;
     int k = static_cast<int>(p_.kernels.size());
     p_.kernels.push_back(fn);
-    const ir::CallNode* anchor = anchor_of(*fn->as<ir::FunctionNode>());
+    const ir::CallNode* anchor = strategy::anchor_of(*fn->as<ir::FunctionNode>());
     std::string op = anchor ? ops::op_name(anchor->op) : "fn";
     std::replace(op.begin(), op.end(), '.', '_');
     p_.kernel_names.push_back(numbered("k", static_cast<int64_t>(k)) + "_" + op);

@@ -1,6 +1,7 @@
 #include "te/schedule.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <functional>
 #include <unordered_set>
 
@@ -265,6 +266,23 @@ std::string Knobs::to_string() const {
     s += (s.empty() ? "" : " ") + k.name + "=" + std::to_string(v == values_.end() ? k.candidates.front() : v->second);
   }
   return s;
+}
+
+void Knobs::set_all(const std::string& assignments) {
+  size_t i = 0;
+  while (i < assignments.size()) {
+    if (assignments[i] == ' ') { ++i; continue; }
+    size_t end = assignments.find(' ', i);
+    if (end == std::string::npos) end = assignments.size();
+    const std::string item = assignments.substr(i, end - i);
+    const size_t eq = item.find('=');
+    char* rest = nullptr;
+    const long long v = eq == std::string::npos ? 0 : std::strtoll(item.c_str() + eq + 1, &rest, 10);
+    if (eq == 0 || eq == std::string::npos || rest == item.c_str() + eq + 1 || *rest != '\0')
+      throw Error("knobs: '" + item + "' is not name=integer");
+    set(item.substr(0, eq), v);
+    i = end;
+  }
 }
 
 }  // namespace sy::te

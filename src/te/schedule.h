@@ -127,6 +127,8 @@ class Knobs {
   int64_t space_size() const;
   // "name=value name=value" in definition order.
   std::string to_string() const;
+  // Sets every "name=value" of such a string (what to_string printed); sy::Error if malformed.
+  void set_all(const std::string& assignments);
 
  private:
   std::vector<Knob> space_;

@@ -61,7 +61,12 @@ Tensor pad_input(const Tensor& x, int64_t Hp, int64_t Wp, int64_t pt, int64_t pl
   }, "conv2d_pad");
 }
 
-std::vector<Tensor> conv2d(const ir::CallNode& c, const std::vector<Tensor>& in, const target::Target& target) {
+// The implementations of conv2d (each its own strategy entry; see register_conv for when each
+// applies and which is preferred).
+enum class Variant { Flat, Rows, Blocked, Depthwise, Direct };
+
+std::vector<Tensor> conv2d(Variant v, const ir::CallNode& c, const std::vector<Tensor>& in,
+                           const target::Target& target) {
   const auto& a = c.attrs_as<ops::Conv2dAttrs>();
   const Tensor& x = in.at(0);
   const Tensor& w = in.at(1);
@@ -72,14 +77,12 @@ std::vector<Tensor> conv2d(const ir::CallNode& c, const std::vector<Tensor>& in,
   const bool has_bias = in.size() > 2;
   const DType t = x.dtype();
   const int64_t Hp = (g.OH - 1) * g.sh + (g.KH - 1) * g.dh + 1, Wp = (g.OW - 1) * g.sw + (g.KW - 1) * g.dw + 1;
-  Tensor P = pad_input(x, Hp, Wp, g.pt, g.pl);
   auto ih = [&](Expr oh, Expr rh) { return oh * g.sh + rh * g.dh; };
   auto iw = [&](Expr ow, Expr rw) { return ow * g.sw + rw * g.dw; };
   auto with_bias = [&](Expr v, Expr o) { return has_bias ? v + in[2](o) : v; };
-  if (prepacked && g.G != 1) throw Error("nn.conv2d: a pre-packed weight needs groups == 1");
-  const bool pointwise = g.KH == 1 && g.KW == 1 && g.sh == 1 && g.sw == 1 && g.pt == 0 && g.pl == 0 &&
-                         g.pb == 0 && g.pr == 0 && g.OH == g.H && g.OW == g.W;
-  if (g.G == 1 && t == DType::f32 && pointwise && g.C <= kFlatPathMaxChannels) {
+  if (prepacked && (g.G != 1 || v == Variant::Depthwise || v == Variant::Direct))
+    throw Error("nn.conv2d: a pre-packed weight needs groups == 1 and a packed-weight implementation");
+  if (v == Variant::Flat) {
     // out[n][o][p] = sum_c w[o][c] * x[n][c][p] over the flattened plane p = oh * OW + ow (the
     // index p / OW * W + p % OW of x folds back to p).
     IterVar rc = te::reduce_axis(g.C, "rc");
@@ -91,10 +94,10 @@ std::vector<Tensor> conv2d(const ir::CallNode& c, const std::vector<Tensor>& in,
       return with_bias(Y(n, o, oh * g.OW + ow), o);
     }, "conv2d")};
   }
-  if (g.G == 1 && t == DType::f32 && g.C * g.KH * g.KW <= kPixelPathMaxReduction && g.OW >= kPixelPathMinWidth &&
-      g.sw <= kPixelPathMaxStride) {
-    // A short reduction over a wide plane (MobileNet's early pointwise convs): vectors along the
-    // output row, the weight read as scalars; no blocked layout to write back from.
+  Tensor P = pad_input(x, Hp, Wp, g.pt, g.pl);
+  if (v == Variant::Rows) {
+    // Vectors along the output row, the weight read as scalars; no blocked layout to write back
+    // from (fast for a short reduction over a wide plane: MobileNet's stem).
     IterVar rc = te::reduce_axis(g.C, "rc"), rh = te::reduce_axis(g.KH, "rh"), rw = te::reduce_axis(g.KW, "rw");
     auto wv = [&](Expr o) {
       return prepacked ? w(o / kBlock, rc.var, rh.var, rw.var, o % kBlock) : w(o, rc.var, rh.var, rw.var);
@@ -105,7 +108,7 @@ std::vector<Tensor> conv2d(const ir::CallNode& c, const std::vector<Tensor>& in,
     return {te::compute(Y.shape(), [&](Expr n, Expr o, Expr oh, Expr ow) { return with_bias(Y(n, o, oh, ow), o); },
                         "conv2d")};
   }
-  if (g.G == 1 && t == DType::f32) {
+  if (v == Variant::Blocked) {
     const int64_t Oo = (g.O + kBlock - 1) / kBlock;
     Tensor Wp = w;
     if (!prepacked) {
@@ -126,7 +129,7 @@ std::vector<Tensor> conv2d(const ir::CallNode& c, const std::vector<Tensor>& in,
   }
   const int64_t Og = g.O / g.G;
   IterVar rc = te::reduce_axis(g.Cg, "rc"), rh = te::reduce_axis(g.KH, "rh"), rw = te::reduce_axis(g.KW, "rw");
-  const bool depthwise = g.Cg == 1 && Og == 1;
+  const bool depthwise = v == Variant::Depthwise;
   Tensor Y = te::compute({g.N, g.O, g.OH, g.OW}, [&](Expr n, Expr o, Expr oh, Expr ow) {
     Expr ch = g.G == 1 ? rc.var : (depthwise ? o : (o / Og) * g.Cg + rc.var);
     return te::sum(P(n, ch, ih(oh, rh.var), iw(ow, rw.var)) * w(o, rc.var, rh.var, rw.var), {rc, rh, rw});
@@ -401,11 +404,82 @@ std::vector<Tensor> conv2d_transpose(const ir::CallNode& c, const std::vector<Te
   }, "conv2d_transpose")};
 }
 
+// The geometry of a conv2d call from its types (the weight plain OIHW or packed 5-d).
+struct CallConv {
+  int64_t C, O, KH, KW, OW, G, Cg, sw;
+  bool f32, pointwise;
+};
+CallConv call_conv(const ir::CallNode& c) {
+  const auto& a = c.attrs_as<ops::Conv2dAttrs>();
+  const Shape& xs = ir::as_tensor(c.args.at(0)->type).shape;
+  const Shape& ws = ir::as_tensor(c.args.at(1)->type).shape;
+  const Shape& os = out_shape(c);
+  CallConv g{};
+  g.C = xs.size() == 4 ? xs[1] : 0;
+  g.O = os.size() == 4 ? os[1] : 0;
+  g.KH = ws.size() >= 4 ? ws[2] : 0;
+  g.KW = ws.size() >= 4 ? ws[3] : 0;
+  g.OW = os.size() == 4 ? os[3] : 0;
+  g.G = a.groups;
+  g.Cg = ws.size() >= 4 ? ws[1] : 0;
+  g.sw = a.strides.size() == 2 ? a.strides[1] : 1;
+  g.f32 = ir::as_tensor(c.args.at(0)->type).dtype == DType::f32 && ir::as_tensor(c.args.at(1)->type).dtype == DType::f32;
+  auto all = [](const std::vector<int64_t>& v, int64_t x) {
+    return std::all_of(v.begin(), v.end(), [&](int64_t e) { return e == x; });
+  };
+  g.pointwise = g.KH == 1 && g.KW == 1 && all(a.strides, 1) && all(a.padding, 0) && xs.size() == 4 &&
+                os.size() == 4 && xs[2] == os[2] && xs[3] == os[3];
+  return g;
+}
+
+// groups == 1 f32 convs read the packed weight; these implementations do.
+std::string why_not_packed(const CallConv& g) {
+  if (g.G != 1) return "grouped (groups = " + std::to_string(g.G) + ")";
+  if (!g.f32) return "not f32";
+  return "";
+}
+
 }  // namespace
 
 void register_conv(Registry& r) {
-  r.add(ops::OpCode::Conv2d, {conv2d, schedule_conv2d});
-  r.add(ops::OpCode::ConvTranspose2d, {conv2d_transpose, nullptr});
+  using ops::OpCode;
+  auto impl = [](Variant v) { return [v](const ir::CallNode& c, const std::vector<Tensor>& in, const target::Target& t) {
+    return conv2d(v, c, in, t);
+  }; };
+  // Without records, the preferred implementation of a shape is the one measured best for it
+  // when these thresholds were set: pointwise convs with few input channels as a GEMM over the
+  // plane, short reductions over wide rows along the rows, the rest blocked.
+  OpImpl flat{"conv2d.flat", impl(Variant::Flat), schedule_conv2d,
+              [](const ir::CallNode& c, const target::Target&) {
+                CallConv g = call_conv(c);
+                std::string w = why_not_packed(g);
+                return !w.empty() ? w : g.pointwise ? "" : "not a 1x1 stride-1 unpadded conv";
+              },
+              [](const ir::CallNode& c, const target::Target&) { return call_conv(c).C <= kFlatPathMaxChannels ? 30 : 5; }};
+  OpImpl rows{"conv2d.rows", impl(Variant::Rows), schedule_conv2d,
+              [](const ir::CallNode& c, const target::Target&) { return why_not_packed(call_conv(c)); },
+              [](const ir::CallNode& c, const target::Target&) {
+                CallConv g = call_conv(c);
+                return g.C * g.KH * g.KW <= kPixelPathMaxReduction && g.OW >= kPixelPathMinWidth &&
+                               g.sw <= kPixelPathMaxStride
+                           ? 20
+                           : 3;
+              }};
+  OpImpl blocked{"conv2d.blocked", impl(Variant::Blocked), schedule_conv2d,
+                 [](const ir::CallNode& c, const target::Target&) { return why_not_packed(call_conv(c)); }, nullptr};
+  OpImpl depthwise{"conv2d.depthwise", impl(Variant::Depthwise), schedule_conv2d,
+                   [](const ir::CallNode& c, const target::Target&) -> std::string {
+                     CallConv g = call_conv(c);
+                     return g.G > 1 && g.Cg == 1 && g.O == g.G ? "" : "not depthwise (groups == channels, one output each)";
+                   },
+                   nullptr};
+  OpImpl direct{"conv2d.direct", impl(Variant::Direct), schedule_conv2d,
+                [](const ir::CallNode& c, const target::Target&) -> std::string {
+                  return why_not_packed(call_conv(c)).empty() ? "groups == 1 f32: the packed-weight implementations apply" : "";
+                },
+                [](const ir::CallNode&, const target::Target&) { return 1; }};
+  for (OpImpl* i : {&flat, &rows, &blocked, &depthwise, &direct}) r.add(OpCode::Conv2d, std::move(*i));
+  r.add(OpCode::ConvTranspose2d, conv2d_transpose, nullptr);
 }
 
 }  // namespace sy::topi::nn

@@ -154,8 +154,8 @@ void schedule_gemm(GroupSchedule& g, const char* reduction_name, const char* pac
 }  // namespace
 
 void register_dense(Registry& r) {
-  r.add(ops::OpCode::Dense, {dense, [](GroupSchedule& g) { schedule_gemm(g, "dense_gemm", "dense_wpack"); }});
-  r.add(ops::OpCode::MatMul, {matmul, [](GroupSchedule& g) { schedule_gemm(g, "matmul", ""); }});
+  r.add(ops::OpCode::Dense, dense, [](GroupSchedule& g) { schedule_gemm(g, "dense_gemm", "dense_wpack"); });
+  r.add(ops::OpCode::MatMul, matmul, [](GroupSchedule& g) { schedule_gemm(g, "matmul", ""); });
 }
 
 }  // namespace sy::topi::nn

@@ -169,10 +169,10 @@ std::vector<Tensor> resize2d(const ir::CallNode& c, const std::vector<Tensor>& i
 }  // namespace
 
 void register_misc(Registry& r) {
-  r.add(ops::OpCode::Pad, {pad, nullptr});
-  r.add(ops::OpCode::DepthToSpace, {depth_to_space, nullptr});
-  r.add(ops::OpCode::SpaceToDepth, {space_to_depth, nullptr});
-  r.add(ops::OpCode::Resize2d, {resize2d, nullptr});
+  r.add(ops::OpCode::Pad, pad, nullptr);
+  r.add(ops::OpCode::DepthToSpace, depth_to_space, nullptr);
+  r.add(ops::OpCode::SpaceToDepth, space_to_depth, nullptr);
+  r.add(ops::OpCode::Resize2d, resize2d, nullptr);
 }
 
 }  // namespace sy::topi::nn

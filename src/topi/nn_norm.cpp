@@ -191,22 +191,22 @@ void schedule_rows(GroupSchedule& g, size_t outer) {
 }  // namespace
 
 void register_norm(Registry& r) {
-  r.add(ops::OpCode::BatchNorm, {batch_norm, nullptr});
-  r.add(ops::OpCode::LayerNorm, {layer_norm, [](GroupSchedule& g) {
+  r.add(ops::OpCode::BatchNorm, batch_norm, nullptr);
+  r.add(ops::OpCode::LayerNorm, layer_norm, [](GroupSchedule& g) {
           schedule_rows(g, static_cast<size_t>(g.anchor->attrs_as<ops::LayerNormAttrs>().axis));
-        }});
-  r.add(ops::OpCode::InstanceNorm, {instance_norm, [](GroupSchedule& g) { schedule_rows(g, 2); }});
-  r.add(ops::OpCode::LRN, {lrn, nullptr});
+        });
+  r.add(ops::OpCode::InstanceNorm, instance_norm, [](GroupSchedule& g) { schedule_rows(g, 2); });
+  r.add(ops::OpCode::LRN, lrn, nullptr);
   auto softmax_schedule = [](GroupSchedule& g) {
     const size_t axis = static_cast<size_t>(g.anchor->attrs_as<ops::AxisAttrs>().axis);
     const size_t nd = g.outputs.empty() ? 0 : g.outputs[0].ndim();
     if (nd >= 2 && axis + 1 == nd) schedule_rows(g, nd - 1);
     else schedule_injective(g);
   };
-  r.add(ops::OpCode::Softmax, {[](const ir::CallNode& c, const std::vector<Tensor>& in) { return softmax_impl(c, in, false); },
-                               softmax_schedule});
-  r.add(ops::OpCode::LogSoftmax, {[](const ir::CallNode& c, const std::vector<Tensor>& in) { return softmax_impl(c, in, true); },
-                                  softmax_schedule});
+  r.add(ops::OpCode::Softmax, [](const ir::CallNode& c, const std::vector<Tensor>& in) { return softmax_impl(c, in, false); },
+                               softmax_schedule);
+  r.add(ops::OpCode::LogSoftmax, [](const ir::CallNode& c, const std::vector<Tensor>& in) { return softmax_impl(c, in, true); },
+                                  softmax_schedule);
 }
 
 }  // namespace sy::topi::nn

@@ -142,11 +142,11 @@ void schedule_pool(GroupSchedule& g) {
 }  // namespace
 
 void register_pool(Registry& r) {
-  r.add(ops::OpCode::MaxPool2d, {pool2d, schedule_pool});
-  r.add(ops::OpCode::AvgPool2d, {pool2d, schedule_pool});
-  r.add(ops::OpCode::LpPool2d, {pool2d, schedule_pool});
-  r.add(ops::OpCode::GlobalAvgPool2d, {global_pool, nullptr});
-  r.add(ops::OpCode::GlobalMaxPool2d, {global_pool, nullptr});
+  r.add(ops::OpCode::MaxPool2d, pool2d, schedule_pool);
+  r.add(ops::OpCode::AvgPool2d, pool2d, schedule_pool);
+  r.add(ops::OpCode::LpPool2d, pool2d, schedule_pool);
+  r.add(ops::OpCode::GlobalAvgPool2d, global_pool, nullptr);
+  r.add(ops::OpCode::GlobalMaxPool2d, global_pool, nullptr);
 }
 
 }  // namespace sy::topi::nn

@@ -6,8 +6,10 @@
 namespace sy::topi {
 
 void Registry::add(ops::OpCode op, OpImpl impl) {
-  SY_CHECK(!impls.count(op)) << "topi: " << ops::op_name(op) << " registered twice";
-  impls[op] = std::move(impl);
+  if (impl.name.empty()) impl.name = ops::op_name(op);
+  for (const OpImpl& i : impls[op])
+    SY_CHECK(i.name != impl.name) << "topi: " << impl.name << " registered twice for " << ops::op_name(op);
+  impls[op].push_back(std::move(impl));
 }
 
 void Registry::add_extern(const std::string& symbol, void* fn) { externs[symbol] = fn; }
@@ -26,9 +28,24 @@ const Registry& registry() {
 }
 }  // namespace
 
-const OpImpl* find(ops::OpCode op) {
+const std::vector<OpImpl>& implementations(ops::OpCode op) {
+  static const std::vector<OpImpl> none;
   auto it = registry().impls.find(op);
-  return it == registry().impls.end() ? nullptr : &it->second;
+  return it == registry().impls.end() ? none : it->second;
+}
+
+const OpImpl* find_default(const ir::CallNode& call, const target::Target& t) {
+  const OpImpl* best = nullptr;
+  int best_p = 0;
+  for (const OpImpl& i : implementations(call.op)) {
+    if (i.why_not && !i.why_not(call, t).empty()) continue;
+    const int p = i.priority ? i.priority(call, t) : kDefaultPriority;
+    if (!best || p > best_p || (p == best_p && i.name < best->name)) {
+      best = &i;
+      best_p = p;
+    }
+  }
+  return best;
 }
 
 const ExternTable& extern_table() { return registry().externs; }

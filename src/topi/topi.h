@@ -70,16 +70,30 @@ class ComputeFn {
 // exported symbols from the program.
 using ExternTable = std::map<std::string, void*>;
 
+// One native implementation of an op (a compute and the schedule of a group anchored on it).
+// An op may have several (conv2d: flat, rows, blocked, depthwise, direct); which one a fused
+// group uses is the strategy's choice (src/strategy/), which lists these beside extern ones.
 struct OpImpl {
+  // Unique per op, e.g. "conv2d.flat"; the op's name when it has one implementation. Records
+  // and --explain name implementations by it.
+  std::string name;
   // Throws sy::Error for attribute values it does not support.
   ComputeFn compute;
   // Schedules a group anchored on this op. Must leave every compute stage that is not an output
   // either inlined or placed (compute_at). Null: schedule_injective.
   std::function<void(GroupSchedule& g)> schedule;
+  // "" when it computes this call, else why not (printed by --explain). Null: always.
+  std::function<std::string(const ir::CallNode& call, const target::Target& t)> why_not;
+  // Preference without a measured record (higher first; ties by name). Null: kDefaultPriority.
+  std::function<int(const ir::CallNode& call, const target::Target& t)> priority;
 };
+inline constexpr int kDefaultPriority = 10;
 
-// The implementation of an op; nullptr if the native path has none.
-const OpImpl* find(ops::OpCode op);
+// The op's native implementations in registration order (empty if it has none).
+const std::vector<OpImpl>& implementations(ops::OpCode op);
+// The implementation of an op that applies to the call with the highest priority (ties: the
+// smaller name); nullptr if none applies. What the strategy picks without records.
+const OpImpl* find_default(const ir::CallNode& call, const target::Target& t);
 // Every extern C function any implementation may call.
 const ExternTable& extern_table();
 
@@ -113,9 +127,17 @@ Tensor pack_weight(const ir::CallNode& anchor, const Tensor& w, int64_t block);
 
 // ---- registration (one function per op family file; called once by find()) ----
 struct Registry {
-  std::map<ops::OpCode, OpImpl> impls;
+  std::map<ops::OpCode, std::vector<OpImpl>> impls;
   ExternTable externs;
+  // Names an unnamed implementation after the op; a name used twice for one op is a bug.
   void add(ops::OpCode op, OpImpl impl);
+  // The op's only implementation, named after it, always applicable.
+  void add(ops::OpCode op, ComputeFn compute, std::function<void(GroupSchedule& g)> schedule) {
+    OpImpl i;
+    i.compute = std::move(compute);
+    i.schedule = std::move(schedule);
+    add(op, std::move(i));
+  }
   void add_extern(const std::string& symbol, void* fn);
 };
 void register_elementwise(Registry& r);  // topi/elementwise.cpp: unary, binary (broadcasting), where, cast, clip, ...

@@ -11,6 +11,7 @@
 #include "backend_selection.h"
 #include "cli_common.h"
 #include "partition_summary.h"
+#include "strategy_explain.h"
 #include "native/compile.h"
 #include "runtime/artifact.h"
 #include "support/error.h"
@@ -27,6 +28,7 @@ struct CompileArgs {
   std::string target = "cpu";
   std::string emit;
   bool quiet = false;
+  bool explain = false;
 };
 
 int run_compile(const CompileArgs& a) {
@@ -63,7 +65,7 @@ int run_compile(const CompileArgs& a) {
   if (!a.quiet) {
     std::cout << "model: " << a.model << "  backends (priority order): "
               << (a.backends.backends.empty() ? "none" : a.backends.backends) << "\n";
-    print_partition(std::cout, m, r, false);
+    print_partition(std::cout, m, r, a.explain);
     std::cout << "target: " << cm.target.str() << "\n";
     if (cm.native) {
       const native::Plan& p = cm.native->plan();
@@ -72,6 +74,7 @@ int run_compile(const CompileArgs& a) {
                 << si(static_cast<double>(p.intermediate_bytes), "B") << " of intermediates; lowering "
                 << fixed(nc.lower_seconds, 1) << " s, C compiler " << fixed(nc.compile_seconds, 1) << " s\n";
       for (const auto& [k, why] : nc.fallbacks) std::cout << "  " << k << " runs on the reference kernels: " << why << "\n";
+      if (a.explain) print_kernel_choices(std::cout, nc);
     }
     std::cout << "wrote " << a.output << " (" << si(static_cast<double>(std::filesystem::file_size(a.output)), "B")
               << ") in " << fixed(secs, 1) << " s; run it with: switchyard run " << a.output << "\n";
@@ -92,6 +95,9 @@ Command add_compile_command(CLI::App& root) {
   c->add_option("--emit", args->emit, "c: also write the generated C source beside the artifact (OUTPUT with .c)")
       ->check(CLI::IsMember({"c"}));
   c->add_flag("-q,--quiet", args->quiet, "print nothing on success");
+  c->add_flag("--explain", args->explain,
+              "say why each node went where it went, and for every native kernel the implementations that "
+              "applied, the one chosen and why");
   c->footer(
       "The artifact holds the partitioned graph, its constants (once) and every backend's module, with a\n"
       "format version, checksums and its target; `run` refuses it on a CPU without the target's features.\n"

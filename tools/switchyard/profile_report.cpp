@@ -9,7 +9,7 @@
 #include "api/analysis.h"
 #include "ir/type.h"
 #include "ir/visitor.h"
-#include "native/lower_function.h"
+#include "strategy/strategy.h"
 #include "ops/attrs.h"
 #include "ops/op.h"
 
@@ -67,7 +67,7 @@ std::string signature(const ir::CallNode& c) {
 
 // "nn.conv2d+add+clip": the anchor, then the other ops in order (repeats once).
 std::string fused_ops(const ir::FunctionNode& fn, std::string& shape, int64_t& flops) {
-  const ir::CallNode* anchor = native::anchor_of(fn);
+  const ir::CallNode* anchor = strategy::anchor_of(fn);
   std::string s = anchor ? ops::op_name(anchor->op) : "";
   if (anchor) shape = signature(*anchor);
   flops = 0;
@@ -102,7 +102,7 @@ void print_profile(std::ostream& os, const native::Plan& plan, const native::Cal
       } else {
         const auto& fn = *plan.kernels[static_cast<size_t>(c.function)]->as<ir::FunctionNode>();
         r.ops = fused_ops(fn, r.shape, r.flops_per_call);
-        r.kind = kernel_class(native::anchor_of(fn));
+        r.kind = kernel_class(strategy::anchor_of(fn));
         if (c.fallback) r.ops += " (reference fallback)";
       }
     }

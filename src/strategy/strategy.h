@@ -1,0 +1,75 @@
+// Op strategy: for the anchor op of a fused group and a target, the implementations that apply
+// (topi's native ones and any registered from a library's folder), in one documented total
+// order, and the choice among them: a measured record when the caller has one, else that order.
+//
+// The order (what "priority" means everywhere, including --explain): higher priority first; on
+// equal priority the smaller name first (names are unique per op). Never "undefined".
+//
+// A choice is carried on the fused function itself, as the attributes Implementation and Knobs,
+// so that lowering, the plan's kernel sharing, artifacts and --explain all see the same thing.
+#pragma once
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/expr.h"
+#include "target/target.h"
+#include "topi/topi.h"
+
+namespace sy::strategy {
+
+inline constexpr const char* kImplementationAttr = "Implementation";
+inline constexpr const char* kKnobsAttr = "Knobs";
+
+// The op call whose implementation (and schedule) a fused group uses: the strongest op kind
+// (opaque > conv/dense/pool-like > reduce > injective > broadcast > elementwise), the last such
+// op if several; null for a function without op calls.
+const ir::CallNode* anchor_of(const ir::FunctionNode& fn);
+
+// Adds an implementation of op beside topi's (e.g. a library's extern call, or a test's). Its
+// name must be new for the op; call before the first compile (registration is not thread-safe).
+void register_implementation(ops::OpCode op, topi::OpImpl impl);
+
+// Every implementation of op: topi's, then the registered ones, in registration order.
+std::vector<const topi::OpImpl*> implementations(ops::OpCode op);
+
+struct Applicable {
+  struct Entry {
+    const topi::OpImpl* impl = nullptr;
+    int priority = 0;
+  };
+  std::vector<Entry> entries;  // in the total order: the first is the default choice
+  std::vector<std::pair<std::string, std::string>> rejected;  // name -> why it does not apply
+};
+Applicable applicable(const ir::CallNode& anchor, const target::Target& t);
+
+// The implementation named `name` if it applies to the call; sy::Error saying why not otherwise.
+const topi::OpImpl& require(const ir::CallNode& anchor, const target::Target& t, const std::string& name);
+
+// What was chosen for a fused function, and why (for --explain and the compile summary).
+struct Choice {
+  std::string implementation;
+  std::string knobs;           // "name=value ..." ("" = every knob at its default)
+  std::string why;             // e.g. "record: 0.412 ms" or "priority 30 (no record)"
+  bool from_record = false;
+  // Measured cost per candidate implementation (best over its knobs), when a record gave them.
+  std::vector<std::pair<std::string, double>> costs_ms;
+};
+
+// Chooses for one fused primitive function (the fused form: plain weights): nullopt means "use
+// the order". Given the function, its anchor call and the target.
+using Chooser = std::function<std::optional<Choice>(const ir::FunctionNode& fn, const ir::CallNode& anchor,
+                                                     const target::Target& t)>;
+
+// The choice for fn: the chooser's if it gives one that applies, else the first in the order.
+// nullopt when fn has no anchor op with an implementation (it will fall back).
+std::optional<Choice> choose(const ir::FunctionNode& fn, const target::Target& t, const Chooser& chooser);
+
+// "nn.conv2d(1x64x56x56 f32, 4x64x1x1x16 f32) -> 1x64x56x56 f32": the anchor's op and types.
+std::string describe(const ir::CallNode& anchor);
+
+// fn with the choice's attributes (Implementation, Knobs) set.
+ir::Expr with_choice(const ir::FunctionNode& fn, const Choice& c);
+
+}  // namespace sy::strategy

@@ -1,0 +1,152 @@
+// The op strategy: its total order, and every implementation that applies computes the same
+// values as the reference kernels (each conv2d implementation forced on shapes of the models).
+#include <gtest/gtest.h>
+
+#include "backends/reference/executor.h"
+#include "native/compile.h"
+#include "ops/attrs.h"
+#include "strategy/strategy.h"
+#include "target/host.h"
+
+namespace sy {
+namespace {
+
+using ops::OpCode;
+
+Tensor rnd(Shape s, uint32_t seed) {
+  Tensor t(DType::f32, std::move(s));
+  uint32_t x = seed * 2654435761u + 1;
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    x = x * 1664525u + 1013904223u;
+    t.data<float>()[i] = static_cast<float>(x >> 8) / static_cast<float>(1 << 24) - 0.5f;
+  }
+  return t;
+}
+
+ops::Conv2dAttrs conv(int64_t stride, int64_t pad, int64_t groups = 1) {
+  ops::Conv2dAttrs a;
+  a.strides = {stride, stride};
+  a.padding = {pad, pad, pad, pad};
+  a.dilation = {1, 1};
+  a.groups = groups;
+  return a;
+}
+
+// conv + bias, + a residual, relu: the group shape of the CNNs.
+ir::Module conv_block(Shape xs, Shape ws, ops::Conv2dAttrs a) {
+  ir::Expr x = ir::var("x", ir::tensor_type(xs, DType::f32));
+  ir::Expr y = ir::call(OpCode::Conv2d, {x, ir::constant(rnd(ws, 11)), ir::constant(rnd({ws[0]}, 12))}, a);
+  ir::Expr r = ir::var("r", ir::tensor_type(ir::shape_of(y), DType::f32));
+  y = ir::call(OpCode::Relu, {ir::call(OpCode::Add, {y, r})});
+  ir::Module m;
+  m.functions["main"] = ir::function({x, r}, y);
+  return m;
+}
+
+const ir::CallNode* conv_call(const ir::Module& m) {
+  const ir::CallNode* relu = m.main().body->as<ir::CallNode>();
+  return relu->args[0]->as<ir::CallNode>()->args[0]->as<ir::CallNode>();
+}
+
+TEST(Strategy, ConvImplementationsApplyAsDocumented) {
+  const target::Target& t = target::host();
+  ir::Module pw = conv_block({1, 64, 14, 14}, {32, 64, 1, 1}, conv(1, 0));
+  strategy::Applicable a = strategy::applicable(*conv_call(pw), t);
+  std::vector<std::string> order;
+  for (const auto& e : a.entries) order.push_back(e.impl->name);
+  EXPECT_EQ(order, (std::vector<std::string>{"conv2d.flat", "conv2d.blocked", "conv2d.rows"}));
+  ASSERT_EQ(a.rejected.size(), 2u);
+  EXPECT_EQ(a.rejected[0].first, "conv2d.depthwise");
+  EXPECT_EQ(a.rejected[1].first, "conv2d.direct");
+
+  ir::Module dw = conv_block({1, 32, 14, 14}, {32, 1, 3, 3}, conv(1, 1, 32));
+  a = strategy::applicable(*conv_call(dw), t);
+  ASSERT_EQ(a.entries.size(), 2u);
+  EXPECT_EQ(a.entries[0].impl->name, "conv2d.depthwise");
+  EXPECT_EQ(a.entries[1].impl->name, "conv2d.direct");
+  EXPECT_THROW(strategy::require(*conv_call(dw), t, "conv2d.flat"), Error);
+  EXPECT_THROW(strategy::require(*conv_call(dw), t, "conv2d.nonesuch"), Error);
+}
+
+TEST(Strategy, EqualPrioritiesAreOrderedByName) {
+  // Two test implementations of softmax at softmax's own priority: the order is by name, so the
+  // "a." one comes before topi's "nn.softmax" and the "z." one after it.
+  auto copy_of = [](const std::string& name) {
+    topi::OpImpl i = *strategy::implementations(OpCode::Softmax).front();
+    i.name = name;
+    return i;
+  };
+  strategy::register_implementation(OpCode::Softmax, copy_of("z.softmax"));
+  strategy::register_implementation(OpCode::Softmax, copy_of("a.softmax"));
+  ir::Expr x = ir::var("x", ir::tensor_type({2, 8}, DType::f32));
+  ir::Expr s = ir::call(OpCode::Softmax, {x});
+  strategy::Applicable a = strategy::applicable(*s->as<ir::CallNode>(), target::host());
+  ASSERT_EQ(a.entries.size(), 3u);
+  EXPECT_EQ(a.entries[0].impl->name, "a.softmax");
+  EXPECT_EQ(a.entries[1].impl->name, "nn.softmax");
+  EXPECT_EQ(a.entries[2].impl->name, "z.softmax");
+  EXPECT_ANY_THROW(strategy::register_implementation(OpCode::Softmax, copy_of("a.softmax")));
+}
+
+// Forces each applicable implementation of the model's conv on the native path and compares with
+// the reference executor on the unfused model.
+void expect_every_conv_implementation_matches(const ir::Module& m, const std::vector<Tensor>& inputs) {
+  std::vector<Tensor> want = reference::run_module(m, inputs).value();
+  strategy::Applicable a = strategy::applicable(*conv_call(m), target::host());
+  ASSERT_GE(a.entries.size(), 1u);
+  for (const auto& e : a.entries) {
+    const std::string name = e.impl->name;
+    native::CompileOptions o;
+    o.chooser = [&](const ir::FunctionNode&, const ir::CallNode& anchor, const target::Target&) {
+      std::optional<strategy::Choice> c;
+      if (anchor.op == OpCode::Conv2d) c = strategy::Choice{name, "", "forced by the test", true, {}};
+      return c;
+    };
+    native::Compiled nc = native::compile_native(m, o);
+    ASSERT_TRUE(nc.fallbacks.empty()) << name << ": " << nc.fallbacks[0].second;
+    bool used = false;
+    for (const strategy::Choice& c : nc.choices) used |= c.implementation == name;
+    EXPECT_TRUE(used) << name << " was not used";
+    std::vector<Tensor> got = nc.executable->run(inputs, 0, nullptr);
+    ASSERT_EQ(got.size(), 1u);
+    int bad = 0;
+    for (int64_t i = 0; i < want[0].numel() && bad < 5; ++i) {
+      const double g = got[0].data<float>()[i], w = want[0].data<float>()[i];
+      if (!(std::abs(g - w) <= 1e-4 + 1e-4 * std::abs(w))) {
+        ++bad;
+        ADD_FAILURE() << name << " element " << i << ": native " << g << ", reference " << w;
+      }
+    }
+  }
+}
+
+TEST(Strategy, EveryConvImplementationMatchesReference) {
+  struct Case {
+    Shape xs, ws;
+    ops::Conv2dAttrs a;
+  };
+  for (const Case& c : std::vector<Case>{
+           {{1, 24, 28, 28}, {40, 24, 1, 1}, conv(1, 0)},        // pointwise: flat, blocked, rows
+           {{1, 3, 30, 30}, {16, 3, 3, 3}, conv(2, 1)},          // a stem: rows, blocked
+           {{1, 20, 9, 11}, {36, 20, 3, 3}, conv(1, 1)},         // odd sizes, a channel tail
+           {{1, 16, 15, 15}, {16, 1, 3, 3}, conv(2, 1, 16)},     // depthwise, direct
+           {{1, 12, 8, 8}, {18, 4, 3, 3}, conv(1, 1, 3)}}) {     // grouped: direct only
+    ir::Module m = conv_block(c.xs, c.ws, c.a);
+    std::vector<Tensor> inputs{rnd(c.xs, 21), rnd(ir::shape_of(m.main().body), 22)};
+    expect_every_conv_implementation_matches(m, inputs);
+  }
+}
+
+TEST(Strategy, ChoicesAreReportedPerKernel) {
+  ir::Module m = conv_block({1, 24, 28, 28}, {40, 24, 1, 1}, conv(1, 0));
+  native::Compiled nc = native::compile_native(m);
+  ASSERT_EQ(nc.choices.size(), nc.executable->plan().kernels.size());
+  ASSERT_EQ(nc.choices.size(), 1u);
+  EXPECT_EQ(nc.choices[0].implementation, "conv2d.flat");
+  EXPECT_FALSE(nc.choices[0].from_record);
+  EXPECT_NE(nc.choices[0].why.find("priority 30"), std::string::npos) << nc.choices[0].why;
+  EXPECT_NE(nc.choices[0].knobs.find("tile_o_flat="), std::string::npos) << nc.choices[0].knobs;
+}
+
+}  // namespace
+}  // namespace sy

@@ -1,0 +1,44 @@
+// The per-kernel strategy report of `compile --explain`.
+#include "strategy_explain.h"
+
+#include <map>
+
+#include "cli_common.h"
+#include "strategy/strategy.h"
+
+namespace sy::cli {
+
+void print_kernel_choices(std::ostream& os, const native::Compiled& nc) {
+  const native::Plan& p = nc.executable->plan();
+  std::vector<int> uses(p.kernels.size(), 0);
+  for (const native::Call& c : p.calls)
+    if (!c.external && c.function >= 0) ++uses[static_cast<size_t>(c.function)];
+  const target::Target& t = nc.executable->target();
+  int from_records = 0, by_order = 0;
+  os << "native kernels: implementation chosen per kernel (order without records: priority, then name)\n";
+  for (size_t k = 0; k < p.kernels.size(); ++k) {
+    const auto* fn = p.kernels[k]->as<ir::FunctionNode>();
+    const ir::CallNode* anchor = strategy::anchor_of(*fn);
+    const strategy::Choice& ch = nc.choices.at(k);
+    os << p.kernel_names[k] << " x" << uses[k] << "  " << (anchor ? strategy::describe(*anchor) : "(no op)") << "\n";
+    if (ch.implementation.empty()) {
+      auto fb = fn->attrs.find(native::kFallbackAttr);
+      os << "  reference kernels: " << (fb != fn->attrs.end() ? fb->second : "no native implementation") << "\n";
+      continue;
+    }
+    (ch.from_record ? from_records : by_order)++;
+    os << "  chosen " << ch.implementation << " (" << ch.why << ")" << (ch.knobs.empty() ? "" : "  " + ch.knobs) << "\n";
+    strategy::Applicable a = strategy::applicable(*anchor, t);
+    if (a.entries.size() + a.rejected.size() <= 1) continue;
+    std::map<std::string, double> cost(ch.costs_ms.begin(), ch.costs_ms.end());
+    for (const auto& e : a.entries) {
+      auto c = cost.find(e.impl->name);
+      os << "    " << (e.impl->name == ch.implementation ? "* " : "  ") << e.impl->name << "  priority " << e.priority
+         << (c != cost.end() ? "  measured " + fixed(c->second, 3) + " ms" : "") << "\n";
+    }
+    for (const auto& [name, why] : a.rejected) os << "      " << name << "  does not apply: " << why << "\n";
+  }
+  os << "kernels: " << from_records << " chosen by records, " << by_order << " by priority\n";
+}
+
+}  // namespace sy::cli
