@@ -68,13 +68,17 @@ bool is_fused(const ir::Module& m) {
   return true;
 }
 
+ir::Module fuse_for_native(const ir::Module& m) {
+  return is_fused(m) ? m : passes::fuse_ops(passes::simplify_arith(passes::fold_constants(m)));
+}
+
 Compiled compile_native(const ir::Module& m, const CompileOptions& opts) {
   auto say = [&](const std::string& s) {
     if (opts.progress) opts.progress(s);
   };
   Compiled out;
   auto t0 = std::chrono::steady_clock::now();
-  out.fused = is_fused(m) ? m : passes::fuse_ops(passes::simplify_arith(passes::fold_constants(m)));
+  out.fused = fuse_for_native(m);
   Plan plan;
   std::vector<tir::PrimFunc> funcs;
   const target::Target tgt = opts.target ? *opts.target : target::host();

@@ -53,4 +53,8 @@ std::shared_ptr<Executable> load_native(const ir::Module& fused, const std::stri
 // Whether a module is in fused form (what compile_native returns).
 bool is_fused(const ir::Module& m);
 
+// What compile_native lowers from: m itself if fused, else m with constants folded, arithmetic
+// simplified and ops fused into primitive functions.
+ir::Module fuse_for_native(const ir::Module& m);
+
 }  // namespace sy::native

@@ -126,6 +126,15 @@ std::string describe(const ir::CallNode& anchor) {
   return s + ") -> " + type(anchor.type);
 }
 
+std::string describe_group(const ir::FunctionNode& fn) {
+  const ir::CallNode* anchor = anchor_of(fn);
+  if (!anchor) return "(no op)";
+  std::string rest;
+  for (const ir::Expr& e : ir::post_order(fn.body))
+    if (auto* c = e->as<ir::CallNode>(); c && c->is_op() && c != anchor) rest += (rest.empty() ? "" : ", ") + ops::op_name(c->op);
+  return describe(*anchor) + (rest.empty() ? "" : " + " + rest);
+}
+
 ir::Expr with_choice(const ir::FunctionNode& fn, const Choice& c) {
   ir::FuncAttrs attrs = fn.attrs;
   attrs[kImplementationAttr] = c.implementation;

@@ -53,8 +53,9 @@ struct Choice {
   std::string knobs;           // "name=value ..." ("" = every knob at its default)
   std::string why;             // e.g. "record: 0.412 ms" or "priority 30 (no record)"
   bool from_record = false;
-  // Measured cost per candidate implementation (best over its knobs), when a record gave them.
-  std::vector<std::pair<std::string, double>> costs_ms;
+  // Per candidate implementation, what its records say (its best over its knobs: "0.412 ms",
+  // or how it failed: "cut short: 2.3 ms", "wrong: ..."), when records chose.
+  std::vector<std::pair<std::string, std::string>> measured;
 };
 
 // Chooses for one fused primitive function (the fused form: plain weights): nullopt means "use
@@ -66,8 +67,11 @@ using Chooser = std::function<std::optional<Choice>(const ir::FunctionNode& fn, 
 // nullopt when fn has no anchor op with an implementation (it will fall back).
 std::optional<Choice> choose(const ir::FunctionNode& fn, const target::Target& t, const Chooser& chooser);
 
-// "nn.conv2d(1x64x56x56 f32, 4x64x1x1x16 f32) -> 1x64x56x56 f32": the anchor's op and types.
+// "nn.conv2d(1x64x56x56 float32, 4x64x1x1x16 float32) -> 1x64x56x56 float32": the anchor's op
+// and types.
 std::string describe(const ir::CallNode& anchor);
+// The anchor's description and the group's other ops: "nn.conv2d(...) -> ... + add, nn.relu".
+std::string describe_group(const ir::FunctionNode& fn);
 
 // fn with the choice's attributes (Implementation, Knobs) set.
 ir::Expr with_choice(const ir::FunctionNode& fn, const Choice& c);

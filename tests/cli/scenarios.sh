@@ -77,6 +77,42 @@ case "$3" in
       /usr/bin/python3 -c 'import numpy as np; a, b = np.load("a2/probs.npy"), np.load("a5/probs.npy"); assert np.allclose(a, b, rtol=1e-5, atol=1e-6), (a, b)'
     fi
     ;;
+  tune_records)
+    # tune -> records -> compile --records; a re-run resumes (does nothing); two shards tuned in
+    # separate processes and merged cover the same workloads and choose the same number of kernels
+    # as one run; records for another target or build are refused with one line.
+    export SWITCHYARD_CACHE_DIR="$WORK/cache"
+    expect --stdout-has "tuned 2 of 2 tasks" -- "$SY" tune zoo:mlp -o all.jsonl --trials 3
+    expect --stdout-has "tuned 0 of 2 tasks" --stdout-has "2 already in the records" -- \
+      "$SY" tune zoo:mlp -o all.jsonl --trials 3
+    "$SY" tune zoo:mlp -o s1.jsonl --trials 3 --shard 1/2 >/dev/null
+    "$SY" tune zoo:mlp -o s2.jsonl --trials 3 --shard 2/2 >/dev/null
+    expect --stdout-has "merged" -- "$SY" records merge s1.jsonl s2.jsonl -o merged.jsonl
+    /usr/bin/python3 -c '
+import json
+w = lambda f: {json.loads(l)["workload"] for l in open(f)}
+assert w("all.jsonl") == w("merged.jsonl") and len(w("all.jsonl")) == 2, (w("all.jsonl"), w("merged.jsonl"))
+assert w("s1.jsonl").isdisjoint(w("s2.jsonl"))'
+    expect --stdout-has "2 kernels chosen by records" -- "$SY" compile zoo:mlp --records all.jsonl -o a.sya
+    expect --stdout-has "2 kernels chosen by records" --stdout-has "measured" -- \
+      "$SY" compile zoo:mlp --records merged.jsonl -o m.sya --explain
+    # Made for AVX2, refused for AVX-512 (compiling for a target needs no such CPU), and the reverse.
+    "$SY" tune zoo:mlp -o avx2.jsonl --trials 2 --target "cpu -isa=avx2" >/dev/null
+    expect --exit 1 --stderr-lines 1 --stderr-has "refused" --stderr-has "cpu avx2" -- \
+      "$SY" compile zoo:mlp --records avx2.jsonl --target "cpu -isa=avx512" -o x.sya
+    sed 's/"target_key":"cpu avx2/"target_key":"cpu avx512/' avx2.jsonl >as512.jsonl
+    expect --exit 1 --stderr-lines 1 --stderr-has "refused" --stderr-has "cpu avx512" -- \
+      "$SY" compile zoo:mlp --records as512.jsonl --target "cpu -isa=avx2" -o x.sya
+    sed 's/"switchyard":"[^"]*"/"switchyard":"0.0.1"/' all.jsonl >old.jsonl
+    expect --exit 1 --stderr-lines 1 --stderr-has "0.0.1" --stderr-has "re-tune" -- \
+      "$SY" compile zoo:mlp --records old.jsonl -o x.sya
+    expect --exit 1 --stderr-lines 1 --stderr-has "no tuning records" -- "$SY" compile zoo:mlp --records none.jsonl -o x.sya
+    echo '{"workload": 3}' >bad.jsonl
+    expect --exit 1 --stderr-lines 1 --stderr-has "bad.jsonl:1: not a tuning record" -- \
+      "$SY" compile zoo:mlp --records bad.jsonl -o x.sya
+    expect --exit 2 --stderr-lines 1 --stderr-has "--search" -- "$SY" tune zoo:mlp -o x.jsonl --search best
+    expect --exit 1 --stderr-lines 1 --stderr-has "--shard" -- "$SY" tune zoo:mlp -o x.jsonl --shard 3/2
+    ;;
   partition_dot)
     # The Graphviz file renders (Debian graphviz) and names the inputs and ops.
     "$SY" partition zoo:mlp --dot g.dot >/dev/null

@@ -30,6 +30,8 @@ Command add_partition_command(CLI::App& root);
 Command add_compile_command(CLI::App& root);
 Command add_backends_command(CLI::App& root);
 Command add_target_command(CLI::App& root);
+Command add_tune_command(CLI::App& root);
+Command add_records_command(CLI::App& root);
 
 // Transient status on stderr ("loading zoo:resnet50...", "run 3/10"), only when stderr is a
 // terminal, so that logs and pipes stay clean.

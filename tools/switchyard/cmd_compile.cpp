@@ -11,6 +11,7 @@
 #include "backend_selection.h"
 #include "cli_common.h"
 #include "partition_summary.h"
+#include "records_option.h"
 #include "strategy_explain.h"
 #include "native/compile.h"
 #include "runtime/artifact.h"
@@ -29,6 +30,7 @@ struct CompileArgs {
   std::string emit;
   bool quiet = false;
   bool explain = false;
+  std::string records;
 };
 
 int run_compile(const CompileArgs& a) {
@@ -41,10 +43,13 @@ int run_compile(const CompileArgs& a) {
   progress.show("building backend modules...");
   runtime::CompiledModel cm = build_backend_modules(r.module, a.backends, tgt);
   native::Compiled nc;
+  std::unique_ptr<RecordsUse> records;
+  if (!a.records.empty() && tgt.kind != target::Kind::Cpu) throw Error("--records needs a cpu target");
   if (tgt.kind == target::Kind::Cpu) {
     native::CompileOptions no;
     no.target = tgt;
     no.progress = [&](const std::string& s) { progress.show(s); };
+    records = use_records(a.records, no);
     nc = native::compile_native(cm.module, no);
     cm.module = nc.fused;
     cm.native = nc.executable;
@@ -74,6 +79,7 @@ int run_compile(const CompileArgs& a) {
                 << si(static_cast<double>(p.intermediate_bytes), "B") << " of intermediates; lowering "
                 << fixed(nc.lower_seconds, 1) << " s, C compiler " << fixed(nc.compile_seconds, 1) << " s\n";
       for (const auto& [k, why] : nc.fallbacks) std::cout << "  " << k << " runs on the reference kernels: " << why << "\n";
+      if (records) std::cout << records_summary(nc, *records) << "\n";
       if (a.explain) print_kernel_choices(std::cout, nc);
     }
     std::cout << "wrote " << a.output << " (" << si(static_cast<double>(std::filesystem::file_size(a.output)), "B")
@@ -95,6 +101,9 @@ Command add_compile_command(CLI::App& root) {
   c->add_option("--emit", args->emit, "c: also write the generated C source beside the artifact (OUTPUT with .c)")
       ->check(CLI::IsMember({"c"}));
   c->add_flag("-q,--quiet", args->quiet, "print nothing on success");
+  c->add_option("--records", args->records,
+                 "tuning records (from `switchyard tune`): each kernel takes its workload's best record")
+      ->type_name("FILE");
   c->add_flag("--explain", args->explain,
               "say why each node went where it went, and for every native kernel the implementations that "
               "applied, the one chosen and why");

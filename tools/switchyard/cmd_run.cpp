@@ -15,6 +15,7 @@
 #include "profile_report.h"
 #include "runtime/artifact.h"
 #include "support/error.h"
+#include "records_option.h"
 #include "target/target.h"
 
 namespace sy::cli {
@@ -33,6 +34,7 @@ struct RunArgs {
   int profile = -1;  // rows of the per-kernel table; -1: no profile
   BackendArgs backends;
   std::string target = "cpu";
+  std::string records;
 };
 
 int run_run(const RunArgs& a) {
@@ -49,6 +51,7 @@ int run_run(const RunArgs& a) {
     if (!a.backends.backends.empty() || !a.backends.prefer.empty())
       throw Error(a.model + ": an artifact is already partitioned; --backends and --prefer apply to models");
     if (!a.input_shapes.empty()) throw Error(a.model + ": an artifact has fixed input shapes; drop --input-shape");
+    if (!a.records.empty()) throw Error(a.model + ": an artifact's kernels are built; --records applies when compiling");
     cm = runtime::load_artifact(a.model, all_backends());
     executor = "artifact";
   } else if (const target::Target tgt = target::parse(a.target);
@@ -61,7 +64,10 @@ int run_run(const RunArgs& a) {
       native::CompileOptions no;
       no.target = tgt;
       no.progress = [&](const std::string& s) { progress.show(s); };
+      std::unique_ptr<RecordsUse> records = use_records(a.records, no);
       native::Compiled nc = native::compile_native(cm.module, no);
+      progress.clear();
+      if (records) std::cerr << records_summary(nc, *records) << "\n";
       cm.module = nc.fused;
       cm.native = nc.executable;
     }
@@ -69,6 +75,7 @@ int run_run(const RunArgs& a) {
                (a.backends.backends.empty() ? "" : " + " + a.backends.backends);
   } else {
     if (!a.backends.prefer.empty()) throw Error("--prefer needs --backends");
+    if (!a.records.empty()) throw Error("--records needs a cpu target (native kernels)");
     cm.module = load(a.model, a.input_shapes);
   }
   if (executor != "reference") {
@@ -161,6 +168,8 @@ Command add_run_command(CLI::App& root) {
   c->add_option("MODEL", args->model, "model: file.onnx, file.sy, zoo:NAME, or an artifact file.sya")->required();
   add_backend_options(*c, args->backends, /*with_dump=*/false);
   c->add_option("--target", args->target, kTargetHelp)->capture_default_str();
+  c->add_option("--records", args->records, "tuning records (from `switchyard tune`) for the native kernels")
+      ->type_name("FILE");
   c->add_option("--input", args->inputs, "NAME=FILE.npy: value of an input (others get seeded random data)")
       ->type_name("NAME=FILE");
   c->add_option("--input-shape", args->input_shapes,

@@ -68,11 +68,13 @@ int main_impl(int argc, char** argv) {
       "  switchyard run model.onnx --input input=x.npy --output-dir out --repeat 10\n"
       "  switchyard partition model.onnx --backends LIST --explain\n"
       "  switchyard compile model.onnx --backends LIST -o model.sya && switchyard run model.sya\n"
+      "  switchyard tune model.onnx -o records.jsonl && switchyard compile model.onnx --records records.jsonl -o model.sya\n"
       "Run `switchyard COMMAND --help` for the options of a command.");
   std::vector<sy::cli::Command> commands = {
       sy::cli::add_inspect_command(app), sy::cli::add_run_command(app), sy::cli::add_partition_command(app),
       sy::cli::add_compile_command(app), sy::cli::add_backends_command(app), sy::cli::add_target_command(app), sy::cli::add_print_command(app),
-      sy::cli::add_zoo_command(app), sy::cli::add_demo_command(app)};
+      sy::cli::add_zoo_command(app), sy::cli::add_demo_command(app), sy::cli::add_tune_command(app),
+      sy::cli::add_records_command(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {

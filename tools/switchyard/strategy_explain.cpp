@@ -3,7 +3,6 @@
 
 #include <map>
 
-#include "cli_common.h"
 #include "strategy/strategy.h"
 
 namespace sy::cli {
@@ -20,7 +19,7 @@ void print_kernel_choices(std::ostream& os, const native::Compiled& nc) {
     const auto* fn = p.kernels[k]->as<ir::FunctionNode>();
     const ir::CallNode* anchor = strategy::anchor_of(*fn);
     const strategy::Choice& ch = nc.choices.at(k);
-    os << p.kernel_names[k] << " x" << uses[k] << "  " << (anchor ? strategy::describe(*anchor) : "(no op)") << "\n";
+    os << p.kernel_names[k] << " x" << uses[k] << "  " << strategy::describe_group(*fn) << "\n";
     if (ch.implementation.empty()) {
       auto fb = fn->attrs.find(native::kFallbackAttr);
       os << "  reference kernels: " << (fb != fn->attrs.end() ? fb->second : "no native implementation") << "\n";
@@ -29,12 +28,12 @@ void print_kernel_choices(std::ostream& os, const native::Compiled& nc) {
     (ch.from_record ? from_records : by_order)++;
     os << "  chosen " << ch.implementation << " (" << ch.why << ")" << (ch.knobs.empty() ? "" : "  " + ch.knobs) << "\n";
     strategy::Applicable a = strategy::applicable(*anchor, t);
-    if (a.entries.size() + a.rejected.size() <= 1) continue;
-    std::map<std::string, double> cost(ch.costs_ms.begin(), ch.costs_ms.end());
+    if (a.entries.size() + a.rejected.size() <= 1 && !ch.from_record) continue;
+    std::map<std::string, std::string> measured(ch.measured.begin(), ch.measured.end());
     for (const auto& e : a.entries) {
-      auto c = cost.find(e.impl->name);
+      auto m = measured.find(e.impl->name);
       os << "    " << (e.impl->name == ch.implementation ? "* " : "  ") << e.impl->name << "  priority " << e.priority
-         << (c != cost.end() ? "  measured " + fixed(c->second, 3) + " ms" : "") << "\n";
+         << (m != measured.end() ? "  measured " + m->second : ch.from_record ? "  not measured" : "") << "\n";
     }
     for (const auto& [name, why] : a.rejected) os << "      " << name << "  does not apply: " << why << "\n";
   }

@@ -59,23 +59,6 @@ int run(const std::vector<std::string>& argv, const fs::path& log) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-// The compiler's identity (its --version banner), part of the cache key.
-std::string compiler_identity(const std::string& cc) {
-  static std::mutex mu;
-  static std::string cached_cc, cached_id;
-  std::lock_guard<std::mutex> lock(mu);
-  if (cached_cc == cc && !cached_id.empty()) return cached_id;
-  fs::path log = fs::temp_directory_path() / ("sy-cc-version-" + std::to_string(getpid()) + ".txt");
-  int rc = run({cc, "--version"}, log);
-  std::string id = read_file(log);
-  std::error_code ec;
-  fs::remove(log, ec);
-  if (rc != 0) throw Error("codegen: cannot run the C compiler '" + cc + "' (is it installed and on PATH?)");
-  cached_cc = cc;
-  cached_id = id.substr(0, id.find('\n'));
-  return cached_id;
-}
-
 std::string first_error_lines(const std::string& log, size_t max_lines) {
   std::istringstream in(log);
   std::string line, out;
@@ -95,6 +78,22 @@ std::string first_error_lines(const std::string& log, size_t max_lines) {
 }
 
 }  // namespace
+
+std::string compiler_identity(const std::string& cc) {
+  static std::mutex mu;
+  static std::string cached_cc, cached_id;
+  std::lock_guard<std::mutex> lock(mu);
+  if (cached_cc == cc && !cached_id.empty()) return cached_id;
+  fs::path log = fs::temp_directory_path() / ("sy-cc-version-" + std::to_string(getpid()) + ".txt");
+  int rc = run({cc, "--version"}, log);
+  std::string id = read_file(log);
+  std::error_code ec;
+  fs::remove(log, ec);
+  if (rc != 0) throw Error("codegen: cannot run the C compiler '" + cc + "' (is it installed and on PATH?)");
+  cached_cc = cc;
+  cached_id = id.substr(0, id.find('\n'));
+  return cached_id;
+}
 
 std::string default_cache_dir() {
   if (const char* d = std::getenv("SWITCHYARD_CACHE_DIR"); d && *d) return d;

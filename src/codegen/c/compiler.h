@@ -25,6 +25,10 @@ std::string default_cache_dir();
 // sy::Error with the compiler's first error lines if compilation fails.
 std::string compile_shared_library(const std::string& source, const CompileOptions& opts = {});
 
+// The first line of `cc --version` (e.g. "cc (Debian 12.2.0-14) 12.2.0"): part of the cache key
+// and of tuning records' validators. sy::Error if the compiler cannot be run.
+std::string compiler_identity(const std::string& cc = "cc");
+
 // How many times this process has run the C compiler (cache hits do not count).
 int64_t compiler_invocations();
 

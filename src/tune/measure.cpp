@@ -1,0 +1,320 @@
+// Candidate measurement in child processes: the reference once per task, then each candidate
+// built, checked and timed in a child of its own, reporting through shared memory.
+#include "tune/measure.h"
+
+#include <fcntl.h>
+#include <omp.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include "backends/reference/executor.h"
+#include "ir/type.h"
+#include "native/compile.h"
+#include "support/error.h"
+
+namespace sy::tune {
+
+namespace {
+
+// Anonymous memory shared with the children forked after it is made.
+class Shared {
+ public:
+  explicit Shared(size_t n) : n_(std::max<size_t>(n, 1)) {
+    p_ = mmap(nullptr, n_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (p_ == MAP_FAILED) throw Error("tune: cannot map " + std::to_string(n_) + " bytes of shared memory");
+  }
+  ~Shared() { munmap(p_, n_); }
+  Shared(const Shared&) = delete;
+  Shared& operator=(const Shared&) = delete;
+  template <typename T>
+  T* as() const { return static_cast<T*>(p_); }
+
+ private:
+  void* p_;
+  size_t n_;
+};
+
+struct ChildEnd {
+  bool timed_out = false;
+  int signal = 0;     // the signal that ended it, 0 if it exited
+  int exit_code = 0;
+};
+
+// Runs body in a child (stdout and stderr to /dev/null: a candidate's noise must not garble the
+// progress display) and waits for it at most timeout_s; a child still running then is killed.
+template <typename Body>
+ChildEnd run_child(const Body& body, double timeout_s) {
+  int fds[2];
+  if (pipe(fds) != 0) throw Error("tune: cannot create a pipe");
+  std::fflush(stdout);
+  std::fflush(stderr);
+  const pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    throw Error("tune: cannot fork a measurement process");
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    const int null = open("/dev/null", O_WRONLY);
+    if (null >= 0) {
+      dup2(null, 1);
+      dup2(null, 2);
+    }
+    int code = 0;
+    try {
+      body();
+    } catch (...) {
+      code = 3;
+    }
+    _exit(code);
+  }
+  close(fds[1]);
+  // The pipe's write end closes when the child ends, however it ends.
+  pollfd pf{fds[0], POLLIN, 0};
+  const int ms = static_cast<int>(std::min(timeout_s * 1000.0, 2.0e9));
+  int r;
+  do r = poll(&pf, 1, ms);
+  while (r < 0 && errno == EINTR);
+  close(fds[0]);
+  ChildEnd end;
+  if (r == 0) {
+    kill(pid, SIGKILL);
+    end.timed_out = true;
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFSIGNALED(status)) end.signal = WTERMSIG(status);
+  if (WIFEXITED(status)) end.exit_code = WEXITSTATUS(status);
+  return end;
+}
+
+// What a child reports.
+struct Report {
+  int done;  // 1 when filled in
+  int outcome;
+  double median_ms, max_error;
+  int ncosts;
+  double costs_ms[256];
+  char message[512];
+};
+
+void set_message(Report* r, const std::string& m) {
+  std::snprintf(r->message, sizeof r->message, "%s", m.substr(0, m.find('\n')).c_str());
+}
+
+Tensor random_input(DType t, const Shape& s, std::mt19937& rng) {
+  Tensor x(t, s);
+  if (!is_float(t)) return x;  // integer inputs of tuned kernels are rare; zeros are in range
+  std::uniform_real_distribution<double> d(-1.0, 1.0);
+  dispatch_dtype(t, [&]<typename T>(T) {
+    T* p = x.data<T>();
+    for (int64_t i = 0; i < x.numel(); ++i) p[i] = static_cast<T>(d(rng));
+  });
+  return x;
+}
+
+std::vector<ir::Type> result_types(const ir::Module& m) {
+  const ir::Type& t = m.main().ret_type();
+  return ir::is_tensor(t) ? std::vector<ir::Type>{t} : t->fields;
+}
+
+// Largest violation of the tolerance, in units of the allowed error (> 1: wrong), and where.
+double compare(const Tensor& got, const Tensor& want, int64_t* where) {
+  double worst = 0;
+  double scale = 1;
+  for (int64_t i = 0; i < want.numel(); ++i) scale = std::max(scale, std::fabs(want.get_as_double(i)));
+  const bool f64 = want.dtype() == DType::f64, fl = is_float(want.dtype());
+  const double rtol = f64 ? 1e-9 : 1e-3, atol = rtol * 0.1 * scale;
+  for (int64_t i = 0; i < want.numel(); ++i) {
+    const double g = got.get_as_double(i), w = want.get_as_double(i);
+    double v;
+    if (std::isnan(w) || std::isnan(g)) v = std::isnan(w) && std::isnan(g) ? 0 : INFINITY;
+    else if (!fl) v = g == w ? 0 : INFINITY;
+    else v = std::fabs(g - w) / (atol + rtol * std::fabs(w));
+    if (v > worst) {
+      worst = v;
+      *where = i;
+    }
+  }
+  return worst;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+}  // namespace
+
+TaskBench::TaskBench(const Task& task, const target::Target& t, const MeasureOptions& opts)
+    : task_(task), target_(t), opts_(opts) {
+  if (opts_.threads <= 0) opts_.threads = std::max(1, t.cores);
+  std::mt19937 rng(opts_.seed);
+  for (const ir::Expr& p : task.module.main().params) {
+    const ir::TypeNode& tt = ir::as_tensor(p->type);
+    inputs_.push_back(random_input(tt.dtype, tt.shape, rng));
+  }
+  size_t bytes = 0;
+  for (const ir::Type& rt : result_types(task.module)) {
+    want_.emplace_back(ir::as_tensor(rt).dtype, ir::as_tensor(rt).shape);
+    bytes += want_.back().nbytes();
+  }
+  Shared out(bytes + sizeof(Report));
+  Report* rep = out.as<Report>();
+  char* data = out.as<char>() + sizeof(Report);
+  const int threads = opts_.threads;
+  ChildEnd end = run_child([&] {
+    omp_set_num_threads(threads);
+    reference::ExecOptions eo;
+    eo.threads = threads;
+    Result<std::vector<Tensor>> r = reference::run_module(task_.module, inputs_, eo);
+    if (!r) {
+      set_message(rep, r.status().message());
+      return;
+    }
+    size_t off = 0;
+    for (const Tensor& o : r.value()) {
+      std::memcpy(data + off, o.raw(), o.nbytes());
+      off += o.nbytes();
+    }
+    rep->done = 1;
+  }, opts_.reference_timeout_s);
+  if (!rep->done)
+    throw Error("the reference executor failed on " + task.description + ": " +
+                (rep->message[0] ? rep->message : end.timed_out ? "timed out" : "it crashed"));
+  size_t off = 0;
+  for (Tensor& w : want_) {
+    std::memcpy(w.raw(), data + off, w.nbytes());
+    off += w.nbytes();
+  }
+}
+
+TaskBench::~TaskBench() = default;
+
+Measurement TaskBench::measure(const strategy::Choice& candidate, double best_ms) const {
+  Shared shared(sizeof(Report));
+  Report* rep = shared.as<Report>();
+  const MeasureOptions& o = opts_;
+  ChildEnd end = run_child([&] {
+    rep->outcome = static_cast<int>(Outcome::BuildFailed);
+    omp_set_num_threads(o.threads);
+    native::CompileOptions co;
+    co.target = target_;
+    co.chooser = [&](const ir::FunctionNode&, const ir::CallNode&, const target::Target&) {
+      std::optional<strategy::Choice> c = candidate;
+      c->from_record = true;
+      return c;
+    };
+    native::Compiled nc;
+    try {
+      nc = native::compile_native(task_.module, co);
+    } catch (const std::exception& e) {
+      set_message(rep, e.what());
+      rep->done = 1;
+      return;
+    }
+    if (!nc.fallbacks.empty()) {
+      set_message(rep, nc.fallbacks[0].second);
+      rep->done = 1;
+      return;
+    }
+    const native::Plan& p = nc.executable->plan();
+    const native::Call* call = nullptr;
+    for (const native::Call& c : p.calls)
+      if (!c.external && !c.fallback) call = &c;
+    if (!call || nc.choices.at(static_cast<size_t>(call->function)).implementation != candidate.implementation ||
+        !nc.choices[static_cast<size_t>(call->function)].from_record) {
+      set_message(rep, call ? nc.choices[static_cast<size_t>(call->function)].why : "no kernel was built");
+      rep->done = 1;
+      return;
+    }
+    std::vector<Tensor> outs;
+    for (int v : p.outputs) outs.emplace_back(p.values[static_cast<size_t>(v)].dtype, p.values[static_cast<size_t>(v)].shape);
+    auto ptr = [&](int v) -> void* {
+      const native::Value& val = p.values[static_cast<size_t>(v)];
+      switch (val.kind) {
+        case native::ValueKind::Input: return const_cast<void*>(inputs_.at(static_cast<size_t>(val.index)).raw());
+        case native::ValueKind::Constant: return const_cast<void*>(p.constants.at(static_cast<size_t>(val.index)).raw());
+        case native::ValueKind::Output: return outs.at(static_cast<size_t>(val.index)).raw();
+        default: throw Error("tune: a one-kernel module with an intermediate value");
+      }
+    };
+    std::vector<void*> args;
+    for (int v : call->inputs) args.push_back(ptr(v));
+    for (int v : call->outputs) args.push_back(ptr(v));
+    codegen::PackedKernel k = nc.executable->library()->get(call->kernel);
+    using clock = std::chrono::steady_clock;
+    auto run_once = [&] {
+      auto t0 = clock::now();
+      k(args.data());
+      return std::chrono::duration<double, std::milli>(clock::now() - t0).count();
+    };
+    run_once();
+    double worst = 0;
+    for (size_t i = 0; i < outs.size(); ++i) {
+      int64_t where = 0;
+      double v = compare(outs[i], want_.at(i), &where);
+      if (v > worst) {
+        worst = v;
+        if (v > 1)
+          set_message(rep, "output " + std::to_string(i) + " element " + std::to_string(where) + ": got " +
+                               std::to_string(outs[i].get_as_double(where)) + ", reference " +
+                               std::to_string(want_[i].get_as_double(where)));
+      }
+    }
+    rep->max_error = worst;
+    if (worst > 1) {
+      rep->outcome = static_cast<int>(Outcome::Wrong);
+      rep->done = 1;
+      return;
+    }
+    run_once();  // warm-up
+    std::vector<double> t;
+    for (int i = 0; i < 3; ++i) t.push_back(run_once());
+    if (best_ms > 0 && median(t) > 2 * best_ms) {
+      rep->outcome = static_cast<int>(Outcome::Cut);
+    } else {
+      rep->outcome = static_cast<int>(Outcome::Ok);
+      auto t0 = clock::now();
+      while (static_cast<int>(t.size()) < o.max_runs &&
+             (static_cast<int>(t.size()) < o.min_runs ||
+              std::chrono::duration<double>(clock::now() - t0).count() < o.min_seconds))
+        t.push_back(run_once());
+    }
+    rep->median_ms = median(t);
+    rep->ncosts = static_cast<int>(std::min<size_t>(t.size(), 256));
+    std::copy(t.begin(), t.begin() + rep->ncosts, rep->costs_ms);
+    rep->done = 1;
+  }, o.timeout_s);
+  Measurement m;
+  if (end.timed_out) {
+    m.outcome = Outcome::TimedOut;
+    m.message = "no result after " + std::to_string(static_cast<int>(o.timeout_s)) + " s; killed";
+    return m;
+  }
+  if (!rep->done) {
+    m.outcome = Outcome::Crashed;
+    m.message = end.signal ? std::string("killed by signal ") + std::to_string(end.signal) + " (" + strsignal(end.signal) + ")"
+                           : "exited with status " + std::to_string(end.exit_code) + " before reporting";
+    return m;
+  }
+  m.outcome = static_cast<Outcome>(rep->outcome);
+  m.median_ms = rep->median_ms;
+  m.costs_ms.assign(rep->costs_ms, rep->costs_ms + rep->ncosts);
+  m.message = rep->message;
+  m.max_error = rep->max_error;
+  return m;
+}
+
+}  // namespace sy::tune

@@ -1,0 +1,208 @@
+// Tuning records: JSON lines, validators, merging and the chooser that applies them.
+#include "tune/records.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "codegen/c/compiler.h"
+#include "support/error.h"
+#include "switchyard/version.h"
+#include "tune/task.h"
+
+namespace sy::tune {
+
+namespace {
+constexpr const char* kOutcomes[] = {"ok", "cut", "wrong", "build-failed", "crashed", "timed-out"};
+}
+
+const char* outcome_name(Outcome o) { return kOutcomes[static_cast<int>(o)]; }
+
+std::optional<Outcome> outcome_from_name(const std::string& s) {
+  for (int i = 0; i < 6; ++i)
+    if (s == kOutcomes[i]) return static_cast<Outcome>(i);
+  return std::nullopt;
+}
+
+std::map<std::string, std::string> current_validators() {
+  return {{"switchyard", SWITCHYARD_VERSION}, {"cc", codegen::compiler_identity()}};
+}
+
+std::string to_json_line(const Record& r) {
+  nlohmann::ordered_json j;
+  j["workload"] = r.workload;
+  j["op"] = r.op;
+  j["desc"] = r.description;
+  j["target"] = r.target;
+  j["target_key"] = r.target_key;
+  j["impl"] = r.implementation;
+  j["knobs"] = r.knobs;
+  j["median_ms"] = r.median_ms;
+  j["costs_ms"] = r.costs_ms;
+  j["error"] = outcome_name(r.outcome);
+  j["message"] = r.message;
+  j["max_error"] = r.max_error;
+  j["threads"] = r.threads;
+  j["uses"] = r.uses;
+  j["flops"] = r.flops;
+  j["validators"] = r.validators;
+  j["time"] = r.time;
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+Record from_json_line(const std::string& line, const std::string& where) {
+  Record r;
+  try {
+    nlohmann::json j = nlohmann::json::parse(line);
+    r.workload = j.at("workload").get<std::string>();
+    r.op = j.value("op", "");
+    r.description = j.value("desc", "");
+    r.target = j.at("target").get<std::string>();
+    r.target_key = j.at("target_key").get<std::string>();
+    r.implementation = j.at("impl").get<std::string>();
+    r.knobs = j.value("knobs", "");
+    r.median_ms = j.at("median_ms").get<double>();
+    r.costs_ms = j.value("costs_ms", std::vector<double>{});
+    std::optional<Outcome> o = outcome_from_name(j.at("error").get<std::string>());
+    if (!o) throw Error("unknown error kind '" + j.at("error").get<std::string>() + "'");
+    r.outcome = *o;
+    r.message = j.value("message", "");
+    r.max_error = j.value("max_error", 0.0);
+    r.threads = j.value("threads", 0);
+    r.uses = j.value("uses", 0);
+    r.flops = j.value("flops", int64_t{0});
+    r.validators = j.at("validators").get<std::map<std::string, std::string>>();
+    r.time = j.value("time", "");
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(where + ": not a tuning record: " + e.what());
+  } catch (const Error& e) {
+    throw Error(where + ": not a tuning record: " + e.what());
+  }
+  if (r.workload.empty() || r.implementation.empty()) throw Error(where + ": a tuning record needs a workload and impl");
+  return r;
+}
+
+std::vector<Record> read_records(const std::string& path) {
+  std::vector<Record> out;
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return out;  // no file yet: no records
+  std::ifstream f(path);
+  if (!f) throw Error(path + ": cannot open the records");
+  std::string line;
+  for (int n = 1; std::getline(f, line); ++n) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    out.push_back(from_json_line(line, path + ":" + std::to_string(n)));
+  }
+  if (f.bad()) throw Error(path + ": cannot read the records");
+  return out;
+}
+
+void append_records(const std::string& path, const std::vector<Record>& rs) {
+  std::ofstream f(path, std::ios::app);
+  for (const Record& r : rs) f << to_json_line(r) << "\n";
+  f.flush();
+  if (!f) throw Error(path + ": cannot write the records");
+}
+
+std::vector<Record> merge_records(const std::vector<Record>& rs) {
+  // Key: workload, target key, validators, implementation.
+  auto key = [](const Record& r) {
+    std::string v;
+    for (const auto& [k, x] : r.validators) v += k + "=" + x + ";";
+    return r.workload + "|" + r.target_key + "|" + v + "|" + r.implementation;
+  };
+  std::map<std::string, Record> best_ok, a_failure;
+  std::vector<std::string> order;
+  for (const Record& r : rs) {
+    const std::string k = key(r);
+    if (!best_ok.count(k) && !a_failure.count(k)) order.push_back(k);
+    if (r.outcome == Outcome::Ok) {
+      auto it = best_ok.find(k);
+      if (it == best_ok.end() || r.median_ms < it->second.median_ms) best_ok[k] = r;
+    } else if (!a_failure.count(k)) {
+      a_failure[k] = r;
+    }
+  }
+  std::vector<Record> out;
+  for (const std::string& k : order) out.push_back(best_ok.count(k) ? best_ok[k] : a_failure[k]);
+  return out;
+}
+
+Applicable select_records(const std::vector<Record>& rs, const target::Target& t,
+                          const std::map<std::string, std::string>& validators) {
+  Applicable a;
+  const std::string tk = t.key();
+  for (const Record& r : rs) {
+    if (r.target_key != tk) {
+      if (!a.other_target++) a.other_target_example = r.target_key;
+      continue;
+    }
+    if (r.validators != validators) {
+      if (!a.stale++) {
+        for (const auto& [k, v] : validators) {
+          auto it = r.validators.find(k);
+          if (it == r.validators.end() || it->second != v) {
+            a.stale_example = k + " '" + (it == r.validators.end() ? "" : it->second) + "' (this build: '" + v + "')";
+            break;
+          }
+        }
+        if (a.stale_example.empty()) a.stale_example = "validators they have and this build does not";
+      }
+      continue;
+    }
+    ++a.used;
+    a.by_workload[r.workload].push_back(r);
+  }
+  // Ok records first, fastest first; then the failures in file order.
+  for (auto& [w, v] : a.by_workload)
+    std::stable_sort(v.begin(), v.end(), [](const Record& x, const Record& y) {
+      const bool xo = x.outcome == Outcome::Ok, yo = y.outcome == Outcome::Ok;
+      if (xo != yo) return xo;
+      return xo && x.median_ms < y.median_ms;
+    });
+  return a;
+}
+
+std::string check_records(const Applicable& a, const std::string& path, const target::Target& t) {
+  std::string msg;
+  if (a.other_target)
+    msg += std::to_string(a.other_target) + " records for target '" + a.other_target_example +
+           "' refused (this target is '" + t.key() + "')";
+  if (a.stale)
+    msg += std::string(msg.empty() ? "" : "; ") + std::to_string(a.stale) + " records with another " + a.stale_example +
+           " refused (re-tune with this build)";
+  if (!msg.empty()) msg = path + ": " + msg;
+  if (a.used == 0 && (a.other_target || a.stale)) throw Error(msg + "; no record applies");
+  return msg;
+}
+
+strategy::Chooser records_chooser(const Applicable& a) {
+  return [&a](const ir::FunctionNode& fn, const ir::CallNode&, const target::Target&) -> std::optional<strategy::Choice> {
+    auto it = a.by_workload.find(workload_key(fn));
+    if (it == a.by_workload.end() || it->second.front().outcome != Outcome::Ok) return std::nullopt;
+    const Record& best = it->second.front();
+    auto ms = [](double v) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.4g ms", v);
+      return std::string(buf);
+    };
+    strategy::Choice c;
+    c.implementation = best.implementation;
+    c.knobs = best.knobs;
+    c.from_record = true;
+    c.why = "record: " + ms(best.median_ms);
+    for (const Record& r : it->second) {
+      if (std::any_of(c.measured.begin(), c.measured.end(), [&](const auto& p) { return p.first == r.implementation; }))
+        continue;
+      std::string what = r.outcome == Outcome::Ok    ? ms(r.median_ms)
+                         : r.outcome == Outcome::Cut ? "cut short at " + ms(r.median_ms) + " (> 2x the best)"
+                                                     : std::string(outcome_name(r.outcome)) + ": " + r.message;
+      c.measured.emplace_back(r.implementation, what);
+    }
+    return c;
+  };
+}
+
+}  // namespace sy::tune

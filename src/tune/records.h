@@ -1,0 +1,81 @@
+// Tuning records: one JSON object per line, one per measured candidate (AutoTVM's shape, with
+// ORT TunableOp's validators). A record says which implementation and knobs ran a workload on a
+// target, what it cost, and whether it failed (and how).
+//
+//   {"workload":"9f3c...","op":"nn.conv2d","desc":"nn.conv2d(1x64x56x56 float32, ...) -> ...",
+//    "target":"cpu -isa=avx2 ...","target_key":"cpu avx2 cores=2","impl":"conv2d.blocked",
+//    "knobs":"tile_oc=16 tile_pixels=6","median_ms":0.41,"costs_ms":[0.41,0.40,...],
+//    "error":"ok","message":"","max_error":2e-6,"threads":2,"uses":3,"flops":231211008,
+//    "validators":{"switchyard":"0.1.0","cc":"cc (Debian 12.2.0-14) 12.2.0"},"time":"2026-..."}
+//
+// A record applies to a compile only for the same workload and target key and equal validators;
+// anything else is refused with a message saying what differs, never applied silently.
+#pragma once
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "strategy/strategy.h"
+#include "target/target.h"
+
+namespace sy::tune {
+
+// How a candidate ended. Only "ok" records are ever applied.
+enum class Outcome { Ok, Cut, Wrong, BuildFailed, Crashed, TimedOut };
+const char* outcome_name(Outcome o);
+std::optional<Outcome> outcome_from_name(const std::string& s);
+
+struct Record {
+  std::string workload, op, description;
+  std::string target, target_key;
+  std::string implementation, knobs;
+  double median_ms = 0;
+  std::vector<double> costs_ms;
+  Outcome outcome = Outcome::Ok;
+  std::string message;   // why it failed (first line), or "" for ok
+  double max_error = 0;  // largest |candidate - reference| scaled by the tolerance's denominator
+  int threads = 0, uses = 0;
+  int64_t flops = 0;
+  std::map<std::string, std::string> validators;
+  std::string time;  // UTC, ISO 8601
+};
+
+// What this build would write: Switchyard's version and the C compiler's identity.
+std::map<std::string, std::string> current_validators();
+
+std::string to_json_line(const Record& r);
+// sy::Error naming the line for a malformed record.
+Record from_json_line(const std::string& line, const std::string& where);
+
+// Every record of a file (sy::Error if unreadable or malformed). A missing file: none.
+std::vector<Record> read_records(const std::string& path);
+void append_records(const std::string& path, const std::vector<Record>& rs);
+
+// The best ok record per (workload, target key, implementation): what merge keeps and what
+// compile --explain shows side by side. Failures of a workload are kept (one per implementation)
+// when it has no ok record of that implementation, so a resumed tune knows it was tried.
+std::vector<Record> merge_records(const std::vector<Record>& rs);
+
+// The records that may choose kernels for target t with these validators; refusals explained.
+struct Applicable {
+  // workload -> its ok records (best first)
+  std::map<std::string, std::vector<Record>> by_workload;
+  size_t used = 0;           // records accepted
+  size_t other_target = 0;   // records for other targets
+  size_t stale = 0;          // records with other validators
+  std::string other_target_example, stale_example;  // what differed, for the message
+};
+Applicable select_records(const std::vector<Record>& rs, const target::Target& t,
+                          const std::map<std::string, std::string>& validators);
+
+// What was refused, as one line ("" if nothing was): "records.jsonl: 412 records for target
+// 'cpu avx2 cores=2' refused (this target is 'cpu avx512 cores=2')". Throws sy::Error with that
+// message if the file has records and none apply.
+std::string check_records(const Applicable& a, const std::string& path, const target::Target& t);
+
+// A chooser for native::CompileOptions from selected records: the best record of the kernel's
+// workload (its cost and each implementation's best cost attached).
+strategy::Chooser records_chooser(const Applicable& a);
+
+}  // namespace sy::tune

@@ -1,0 +1,149 @@
+// The tuning loop.
+#include "tune/tuner.h"
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <set>
+
+#include "support/error.h"
+#include "tune/records.h"
+
+namespace sy::tune {
+
+namespace {
+
+std::string utc_now() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+}  // namespace
+
+bool in_shard(const std::string& workload, int shard, int shards) {
+  if (shards <= 1) return true;
+  return static_cast<int>(std::stoull(workload.substr(0, 12), nullptr, 16) % static_cast<uint64_t>(shards)) == shard - 1;
+}
+
+TuneSummary tune(const ir::Module& m, const target::Target& t, const std::string& records_path,
+                 const TuneOptions& opts, const std::function<void(const TuneProgress&)>& progress) {
+  if (opts.shards < 1 || opts.shard < 1 || opts.shard > opts.shards)
+    throw Error("--shard K/N needs 1 <= K <= N, got " + std::to_string(opts.shard) + "/" + std::to_string(opts.shards));
+  if (opts.trials < 1) throw Error("--trials must be at least 1");
+  const auto t0 = std::chrono::steady_clock::now();
+  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+  TuneSummary sum;
+  const std::map<std::string, std::string> validators = current_validators();
+  std::set<std::string> done;
+  for (const Record& r : read_records(records_path))
+    if (r.target_key == t.key() && r.validators == validators) done.insert(r.workload);
+
+  std::vector<Task> all = extract_tasks(m, t);
+  std::vector<Task*> todo;
+  for (Task& task : all) {
+    if (!in_shard(task.key, opts.shard, opts.shards)) continue;
+    if (task.implementations.size() <= 1) {
+      // One implementation: something to choose only if its schedule has knobs.
+      Search probe(task, t, SearchKind::Guided, 0);
+      if (probe.space_size() <= 1) {
+        ++sum.nothing_to_choose;
+        continue;
+      }
+    }
+    ++sum.tasks;
+    if (done.count(task.key)) {
+      ++sum.skipped_tuned;
+      continue;
+    }
+    todo.push_back(&task);
+  }
+  std::stable_sort(todo.begin(), todo.end(), [](const Task* a, const Task* b) {
+    return static_cast<double>(a->uses) * static_cast<double>(a->flops) >
+           static_cast<double>(b->uses) * static_cast<double>(b->flops);
+  });
+
+  TuneProgress p;
+  p.tasks = static_cast<int>(todo.size());
+  p.total_trials = p.tasks * opts.trials;
+  for (size_t ti = 0; ti < todo.size(); ++ti) {
+    if (elapsed() > opts.time_budget_s) {
+      sum.not_reached = static_cast<int>(todo.size() - ti);
+      break;
+    }
+    const Task& task = *todo[ti];
+    p.task = static_cast<int>(ti + 1);
+    p.trial = 0;
+    p.trials = opts.trials;
+    p.current = &task;
+    p.best_ms = 0;
+    p.best.clear();
+    p.last = nullptr;
+    p.task_done = false;
+    if (progress) progress(p);
+    TaskBench bench(task, t, opts.measure);
+    Search search(task, t, opts.search, opts.measure.seed + static_cast<uint32_t>(ti));
+    std::vector<Record> records;
+    for (int trial = 0; trial < opts.trials && elapsed() <= opts.time_budget_s; ++trial) {
+      std::optional<strategy::Choice> c = search.next();
+      if (!c) break;
+      Measurement meas = bench.measure(*c, p.best_ms);
+      search.report(*c, meas);
+      Record r;
+      r.workload = task.key;
+      r.op = task.op;
+      r.description = task.description;
+      r.target = t.str();
+      r.target_key = t.key();
+      r.implementation = c->implementation;
+      r.knobs = c->knobs;
+      r.median_ms = meas.median_ms;
+      r.costs_ms = meas.costs_ms;
+      r.outcome = meas.outcome;
+      r.message = meas.message;
+      r.max_error = meas.max_error;
+      r.threads = opts.measure.threads > 0 ? opts.measure.threads : std::max(1, t.cores);
+      r.uses = task.uses;
+      r.flops = task.flops;
+      r.validators = validators;
+      r.time = utc_now();
+      records.push_back(r);
+      ++sum.candidates;
+      switch (meas.outcome) {
+        case Outcome::Ok:
+          if (p.best_ms == 0 || meas.median_ms < p.best_ms) {
+            p.best_ms = meas.median_ms;
+            p.best = c->implementation + (c->knobs.empty() ? "" : " " + c->knobs);
+          }
+          break;
+        case Outcome::Cut: ++sum.cut; break;
+        case Outcome::Wrong: ++sum.wrong; break;
+        case Outcome::BuildFailed: ++sum.build_failed; break;
+        case Outcome::Crashed: ++sum.crashed; break;
+        case Outcome::TimedOut: ++sum.timed_out; break;
+      }
+      if (meas.outcome != Outcome::Ok && meas.outcome != Outcome::Cut)
+        sum.failures.push_back(task.description + ": " + c->implementation + " " + c->knobs + ": " +
+                               outcome_name(meas.outcome) + ": " + meas.message);
+      p.trial = trial + 1;
+      ++p.total_trials_done;
+      p.elapsed_s = elapsed();
+      p.last = &records.back();
+      const int left = (opts.trials - p.trial) + (p.tasks - p.task) * opts.trials;
+      p.eta_s = std::min(p.elapsed_s / p.total_trials_done * left, std::max(0.0, opts.time_budget_s - p.elapsed_s));
+      if (progress) progress(p);
+    }
+    // A task's trials may end early (space exhausted): the overall count shrinks accordingly.
+    p.total_trials -= opts.trials - p.trial;
+    append_records(records_path, records);
+    ++sum.tuned;
+    p.task_done = true;
+    p.last = nullptr;
+    if (progress) progress(p);
+  }
+  sum.seconds = elapsed();
+  return sum;
+}
+
+}  // namespace sy::tune

@@ -1,0 +1,56 @@
+// The tuner: for each task of a model (a distinct native kernel with something to choose), the
+// search proposes candidates, each is measured (checked against the reference, timed) and every
+// measurement becomes a record. Tasks are taken by weight (calls per run x FLOPs) so that a time
+// budget cuts the least important; workloads the records file already has for this target and
+// build are skipped (a re-run resumes); --shard K/N takes the tasks whose key hashes to K.
+#pragma once
+#include <functional>
+#include <string>
+
+#include "ir/module.h"
+#include "target/target.h"
+#include "tune/measure.h"
+#include "tune/search.h"
+
+namespace sy::tune {
+
+struct TuneOptions {
+  int trials = 12;              // candidates per task at most
+  double time_budget_s = 840;   // no new candidate is started after this
+  SearchKind search = SearchKind::Guided;
+  int shard = 1, shards = 1;    // this is shard `shard` of `shards` (1-based)
+  MeasureOptions measure;
+};
+
+// What the progress callback is told (after each candidate, and at each task's start and end).
+struct TuneProgress {
+  int task = 0, tasks = 0;            // 1-based index of the task being tuned, of how many
+  int trial = 0, trials = 0;          // candidates measured in this task, of at most how many
+  int total_trials_done = 0, total_trials = 0;
+  double elapsed_s = 0, eta_s = 0;
+  const Task* current = nullptr;
+  double best_ms = 0;                 // best ok candidate of this task so far (0: none)
+  std::string best;                   // "impl knobs"
+  const Record* last = nullptr;       // the record just made (null at a task's start)
+  bool task_done = false;
+};
+
+struct TuneSummary {
+  int tasks = 0;             // with something to choose, in this shard
+  int skipped_tuned = 0;     // already in the records
+  int tuned = 0;
+  int not_reached = 0;       // left when the time budget ran out
+  int nothing_to_choose = 0; // one implementation, no knobs
+  int candidates = 0, wrong = 0, crashed = 0, build_failed = 0, cut = 0, timed_out = 0;
+  double seconds = 0;
+  std::vector<std::string> failures;  // "task: impl knobs: outcome: message", for the summary
+};
+
+// Appends the records to records_path as each task ends.
+TuneSummary tune(const ir::Module& m, const target::Target& t, const std::string& records_path,
+                 const TuneOptions& opts, const std::function<void(const TuneProgress&)>& progress = nullptr);
+
+// Whether the workload key falls into shard `shard` of `shards` (1-based).
+bool in_shard(const std::string& workload, int shard, int shards);
+
+}  // namespace sy::tune

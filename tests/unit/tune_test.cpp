@@ -1,0 +1,242 @@
+// The tuner: a wrong candidate is disqualified by the check against the reference, a crashing or
+// hanging one is reported and tuning goes on, records round-trip, and records for another target
+// or build are refused. (Each test runs in its own process under ctest: the tuner forks, and
+// OpenMP's threads do not survive fork, so nothing here runs a parallel region before tuning.)
+#include <gtest/gtest.h>
+#include <omp.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "native/compile.h"
+#include "ops/attrs.h"
+#include "strategy/strategy.h"
+#include "target/host.h"
+#include "tune/records.h"
+#include "tune/task.h"
+#include "tune/tuner.h"
+
+namespace sy {
+namespace {
+
+using ops::OpCode;
+
+Tensor rnd(Shape s, uint32_t seed) {
+  Tensor t(DType::f32, std::move(s));
+  uint32_t x = seed * 2654435761u + 1;
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    x = x * 1664525u + 1013904223u;
+    t.data<float>()[i] = static_cast<float>(x >> 8) / static_cast<float>(1 << 24) - 0.5f;
+  }
+  return t;
+}
+
+// conv 3x3 + bias + relu on a small plane: one task with three implementations.
+ir::Module small_conv() {
+  ops::Conv2dAttrs a;
+  a.strides = {1, 1};
+  a.padding = {1, 1, 1, 1};
+  a.dilation = {1, 1};
+  ir::Expr x = ir::var("x", ir::tensor_type({1, 16, 12, 12}, DType::f32));
+  ir::Expr y = ir::call(OpCode::Conv2d, {x, ir::constant(rnd({32, 16, 3, 3}, 1)), ir::constant(rnd({32}, 2))}, a);
+  ir::Module m;
+  m.functions["main"] = ir::function({x}, ir::call(OpCode::Relu, {y}));
+  return m;
+}
+
+std::string temp_records(const std::string& name) {
+  std::string p = (std::filesystem::temp_directory_path() / ("sy-tune-test-" + std::to_string(getpid()) + "-" + name + ".jsonl")).string();
+  std::filesystem::remove(p);
+  return p;
+}
+
+// An implementation of conv2d built from the blocked one with a change to its output.
+void register_variant(const std::string& name, std::function<te::Tensor(const te::Tensor& y, const te::Tensor& x)> change) {
+  const topi::OpImpl* blocked = nullptr;
+  for (const topi::OpImpl* i : strategy::implementations(OpCode::Conv2d))
+    if (i->name == "conv2d.blocked") blocked = i;
+  ASSERT_NE(blocked, nullptr);
+  topi::OpImpl v = *blocked;
+  v.name = name;
+  v.priority = [](const ir::CallNode&, const target::Target&) { return 0; };  // never the default
+  topi::ComputeFn base = blocked->compute;
+  v.compute = [base, change](const ir::CallNode& c, const std::vector<te::Tensor>& in, const target::Target& t) {
+    std::vector<te::Tensor> out = base(c, in, t);
+    return std::vector<te::Tensor>{change(out[0], in[0])};
+  };
+  strategy::register_implementation(OpCode::Conv2d, v);
+}
+
+tune::TuneOptions quick(int trials) {
+  tune::TuneOptions o;
+  o.trials = trials;
+  o.measure.min_runs = 3;
+  o.measure.min_seconds = 0.01;
+  return o;
+}
+
+const tune::Record* find(const std::vector<tune::Record>& rs, const std::string& impl) {
+  for (const tune::Record& r : rs)
+    if (r.implementation == impl) return &r;
+  return nullptr;
+}
+
+TEST(Tune, WrongCandidateIsDisqualified) {
+  omp_set_num_threads(1);
+  // Off by 1% everywhere: within what a careless eye calls equal, far outside the tolerance.
+  register_variant("test.perturbed", [](const te::Tensor& y, const te::Tensor&) {
+    return te::compute(y.shape(), [&](const std::vector<tir::Expr>& i) { return y(i) * tir::float_imm(1.01); },
+                       "conv2d_perturbed");
+  });
+  const std::string path = temp_records("wrong");
+  // Enough trials for every implementation's default (the perturbed one has the lowest priority).
+  tune::TuneSummary s = tune::tune(small_conv(), target::host(), path, quick(4));
+  EXPECT_EQ(s.tuned, 1);
+  EXPECT_EQ(s.wrong, 1);
+  std::vector<tune::Record> rs = tune::read_records(path);
+  const tune::Record* bad = find(rs, "test.perturbed");
+  ASSERT_NE(bad, nullptr);
+  EXPECT_EQ(bad->outcome, tune::Outcome::Wrong);
+  EXPECT_GT(bad->max_error, 1.0);
+  EXPECT_NE(bad->message.find("reference"), std::string::npos) << bad->message;
+  // The records never choose it.
+  tune::Applicable a = tune::select_records(rs, target::host(), tune::current_validators());
+  ASSERT_EQ(a.by_workload.size(), 1u);
+  EXPECT_EQ(a.by_workload.begin()->second.front().outcome, tune::Outcome::Ok);
+  EXPECT_NE(a.by_workload.begin()->second.front().implementation, "test.perturbed");
+  std::filesystem::remove(path);
+}
+
+TEST(Tune, CrashingCandidateIsReportedAndTuningGoesOn) {
+  omp_set_num_threads(1);
+  // Reads its input a hundred million rows beyond the end: a segmentation fault when run.
+  register_variant("test.crashing", [](const te::Tensor& y, const te::Tensor& x) {
+    return te::compute(y.shape(), [&](const std::vector<tir::Expr>& i) {
+      return y(i) + x(i[0], i[1], i[2] + tir::int_imm(100000000), i[3]);
+    }, "conv2d_crashing");
+  });
+  const std::string path = temp_records("crash");
+  tune::TuneSummary s = tune::tune(small_conv(), target::host(), path, quick(5));
+  std::vector<tune::Record> rs = tune::read_records(path);
+  std::string all;
+  for (const tune::Record& r : rs) all += r.implementation + " " + r.knobs + ": " + tune::outcome_name(r.outcome) + " " + r.message + "\n";
+  EXPECT_EQ(s.crashed, 1) << all;
+  const tune::Record* bad = find(rs, "test.crashing");
+  ASSERT_NE(bad, nullptr);
+  EXPECT_EQ(bad->outcome, tune::Outcome::Crashed);
+  EXPECT_NE(bad->message.find("signal"), std::string::npos) << bad->message;
+  // The other candidates were measured after it.
+  int ok = 0;
+  for (const tune::Record& r : rs) ok += r.outcome == tune::Outcome::Ok;
+  EXPECT_GE(ok, 2) << all;
+  std::filesystem::remove(path);
+}
+
+TEST(Tune, HangingCandidateIsKilledAtTheTimeout) {
+  omp_set_num_threads(1);
+  const std::string path = temp_records("timeout");
+  tune::TuneOptions o = quick(2);
+  o.measure.timeout_s = 0.001;  // shorter than any build: every candidate is killed
+  tune::TuneSummary s = tune::tune(small_conv(), target::host(), path, o);
+  EXPECT_EQ(s.timed_out, 2);
+  for (const tune::Record& r : tune::read_records(path)) EXPECT_EQ(r.outcome, tune::Outcome::TimedOut);
+  std::filesystem::remove(path);
+}
+
+TEST(Tune, ResumingSkipsTunedWorkloadsAndRecordsChooseKernels) {
+  omp_set_num_threads(1);
+  const std::string path = temp_records("resume");
+  tune::TuneSummary first = tune::tune(small_conv(), target::host(), path, quick(3));
+  EXPECT_EQ(first.tuned, 1);
+  tune::TuneSummary again = tune::tune(small_conv(), target::host(), path, quick(3));
+  EXPECT_EQ(again.tuned, 0);
+  EXPECT_EQ(again.skipped_tuned, 1);
+  EXPECT_EQ(again.candidates, 0);
+  std::vector<tune::Record> rs = tune::read_records(path);
+  ASSERT_EQ(rs.size(), 3u);
+  for (const tune::Record& r : rs) {
+    tune::Record back = tune::from_json_line(tune::to_json_line(r), "test");
+    EXPECT_EQ(back.workload, r.workload);
+    EXPECT_EQ(back.knobs, r.knobs);
+    EXPECT_EQ(back.median_ms, r.median_ms);
+    EXPECT_EQ(back.validators, r.validators);
+  }
+  // Applied: the compile takes the best record's implementation and knobs.
+  tune::Applicable a = tune::select_records(rs, target::host(), tune::current_validators());
+  native::CompileOptions o;
+  o.chooser = tune::records_chooser(a);
+  native::Compiled nc = native::compile_native(small_conv(), o);
+  ASSERT_EQ(nc.choices.size(), 1u);
+  const tune::Record& best = a.by_workload.begin()->second.front();
+  EXPECT_TRUE(nc.choices[0].from_record);
+  EXPECT_EQ(nc.choices[0].implementation, best.implementation);
+  EXPECT_EQ(nc.choices[0].knobs, best.knobs);
+  std::filesystem::remove(path);
+}
+
+TEST(TuneRecords, OtherTargetsAndBuildsAreRefused) {
+  tune::Record r;
+  r.workload = "0123456789abcdef";
+  r.target = "cpu -isa=avx2";
+  r.target_key = target::parse("cpu -isa=avx2 -cores=2").key();
+  r.implementation = "conv2d.blocked";
+  r.median_ms = 1;
+  r.validators = tune::current_validators();
+  const target::Target avx512 = target::parse("cpu -isa=avx512 -cores=2");
+  tune::Applicable a = tune::select_records({r}, avx512, tune::current_validators());
+  EXPECT_EQ(a.used, 0u);
+  EXPECT_EQ(a.other_target, 1u);
+  try {
+    tune::check_records(a, "r.jsonl", avx512);
+    ADD_FAILURE() << "records of another target were accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("avx2"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("refused"), std::string::npos) << e.what();
+  }
+  // The same target, an older build: refused, saying which validator differs.
+  tune::Record old = r;
+  old.target_key = avx512.key();
+  old.validators["switchyard"] = "0.0.1";
+  a = tune::select_records({old}, avx512, tune::current_validators());
+  EXPECT_EQ(a.stale, 1u);
+  EXPECT_THROW(tune::check_records(a, "r.jsonl", avx512), Error);
+  EXPECT_NE(a.stale_example.find("0.0.1"), std::string::npos) << a.stale_example;
+}
+
+TEST(TuneRecords, MergeKeepsTheBestPerWorkloadTargetAndImplementation) {
+  tune::Record a;
+  a.workload = "w1";
+  a.target_key = "k";
+  a.implementation = "conv2d.blocked";
+  a.validators = {{"v", "1"}};
+  std::vector<tune::Record> rs;
+  for (double ms : {3.0, 1.0, 2.0}) {
+    a.median_ms = ms;
+    rs.push_back(a);
+  }
+  tune::Record f = a;
+  f.implementation = "conv2d.rows";
+  f.outcome = tune::Outcome::Wrong;
+  rs.push_back(f);
+  std::vector<tune::Record> m = tune::merge_records(rs);
+  ASSERT_EQ(m.size(), 2u);
+  EXPECT_EQ(m[0].median_ms, 1.0);
+  EXPECT_EQ(m[1].outcome, tune::Outcome::Wrong);
+}
+
+TEST(TuneTasks, WorkloadKeysAreStableAndDistinct) {
+  std::vector<tune::Task> a = tune::extract_tasks(small_conv(), target::host());
+  std::vector<tune::Task> b = tune::extract_tasks(small_conv(), target::host());
+  ASSERT_EQ(a.size(), 1u);
+  EXPECT_EQ(a[0].key, b[0].key);
+  EXPECT_EQ(a[0].key.size(), 16u);
+  EXPECT_EQ(a[0].uses, 1);
+  EXPECT_GT(a[0].flops, 0);
+  // Another vector width packs the weight differently: another workload.
+  std::vector<tune::Task> c = tune::extract_tasks(small_conv(), target::parse("cpu -isa=avx2 -cores=2"));
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_NE(a[0].key == c[0].key, target::host().vector_lanes() != 8);
+}
+
+}  // namespace
+}  // namespace sy

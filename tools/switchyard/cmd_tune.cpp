@@ -1,0 +1,175 @@
+// `switchyard tune MODEL --target T -o records.jsonl`: measure the implementations and knobs of
+// every native kernel and record them; `switchyard records merge A B ... -o C`.
+#include <CLI/CLI.hpp>
+#include <omp.h>
+
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+#include "backend_selection.h"
+#include "cli_common.h"
+#include "support/error.h"
+#include "target/target.h"
+#include "tune/records.h"
+#include "tune/tuner.h"
+
+namespace sy::cli {
+namespace {
+
+struct TuneArgs {
+  std::string model;
+  std::vector<std::string> input_shapes;
+  std::string target = "cpu";
+  std::string output;
+  int trials = 12;
+  double budget = 840;
+  std::string search = "guided";
+  std::string shard = "1/1";
+  int threads = 0;
+  double timeout = 120;
+};
+
+std::string bar(double frac, int width) {
+  const int n = static_cast<int>(std::max(0.0, std::min(1.0, frac)) * width + 0.5);
+  return "[" + std::string(static_cast<size_t>(n), '#') + std::string(static_cast<size_t>(width - n), '.') + "]";
+}
+
+std::string mmss(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%d:%02d", static_cast<int>(s) / 60, static_cast<int>(s) % 60);
+  return buf;
+}
+
+std::string gflops(int64_t flops, double ms) {
+  return ms > 0 && flops > 0 ? fixed(static_cast<double>(flops) / (ms * 1e6), 1) + " GFLOP/s" : "";
+}
+
+int run_tune(const TuneArgs& a) {
+  // The tuner forks a measurement process per candidate; OpenMP's thread pool does not survive
+  // fork, so this process keeps to one thread (the children set their own).
+  omp_set_num_threads(1);
+  const target::Target tgt = target::parse(a.target);
+  if (tgt.kind != target::Kind::Cpu) throw Error("tune needs a cpu target, not '" + tgt.str() + "'");
+  tune::TuneOptions o;
+  o.trials = a.trials;
+  o.time_budget_s = a.budget;
+  o.search = a.search == "random" ? tune::SearchKind::Random : tune::SearchKind::Guided;
+  if (std::sscanf(a.shard.c_str(), "%d/%d", &o.shard, &o.shards) != 2)
+    throw Error("--shard: expected K/N (e.g. 2/4), got '" + a.shard + "'");
+  o.measure.threads = a.threads;
+  o.measure.timeout_s = a.timeout;
+  Progress progress;
+  progress.show("loading " + a.model + "...");
+  ir::Module m = load(a.model, a.input_shapes);
+  progress.show("finding the tasks...");
+  std::cout << "tuning " << a.model << " for " << tgt.str() << "\n"
+            << "  " << a.trials << " candidates per task at most, time budget " << mmss(a.budget) << ", search "
+            << a.search << (o.shards > 1 ? ", shard " + a.shard : "") << "; records: " << a.output << "\n";
+  std::cout.flush();
+  tune::TuneSummary s = tune::tune(m, tgt, a.output, o, [&](const tune::TuneProgress& p) {
+    if (p.task_done) {
+      progress.clear();
+      std::cout << "[" << p.task << "/" << p.tasks << "] " << p.current->description << " x" << p.current->uses
+                << ": " << p.trial << " candidates; best "
+                << (p.best_ms > 0 ? p.best + "  " + ms(p.best_ms) + "  " + gflops(p.current->flops, p.best_ms)
+                                  : "none (every candidate failed)")
+                << "\n";
+      std::cout.flush();
+      return;
+    }
+    const double overall = p.total_trials ? static_cast<double>(p.total_trials_done) / p.total_trials : 0;
+    progress.show("task " + std::to_string(p.task) + "/" + std::to_string(p.tasks) + " " +
+                  bar(static_cast<double>(p.trial) / std::max(1, p.trials), 12) + " " + std::to_string(p.trial) + "/" +
+                  std::to_string(p.trials) + "  all " + bar(overall, 20) + " " + mmss(p.elapsed_s) + " ETA " +
+                  mmss(p.eta_s) + (p.best_ms > 0 ? "  best " + gflops(p.current->flops, p.best_ms) : "") + "  " +
+                  p.current->op);
+  });
+  progress.clear();
+  std::cout << "tuned " << s.tuned << " of " << s.tasks << " tasks in " << mmss(s.seconds) << " (" << s.candidates
+            << " candidates";
+  if (s.cut) std::cout << ", " << s.cut << " cut short at > 2x the best";
+  std::cout << ")";
+  if (s.skipped_tuned) std::cout << "; " << s.skipped_tuned << " already in the records";
+  if (s.nothing_to_choose)
+    std::cout << "; " << s.nothing_to_choose << (s.nothing_to_choose == 1 ? " kernel has" : " kernels have")
+              << " nothing to choose";
+  std::cout << "\n";
+  if (s.not_reached)
+    std::cout << "time budget reached: " << s.not_reached << " tasks not tuned; run the same command again to go on\n";
+  if (s.wrong || s.crashed || s.build_failed || s.timed_out) {
+    std::cout << "disqualified: " << s.wrong << " wrong (differ from the reference), " << s.crashed << " crashed, "
+              << s.timed_out << " timed out, " << s.build_failed << " did not build:\n";
+    for (const std::string& f : s.failures) std::cout << "  " << f << "\n";
+  }
+  std::cout << "apply with: switchyard compile " << a.model << " --target '" << a.target << "' --records " << a.output
+            << " -o model.sya\n";
+  return 0;
+}
+
+struct MergeArgs {
+  std::vector<std::string> inputs;
+  std::string output;
+};
+
+int run_merge(const MergeArgs& a) {
+  std::vector<tune::Record> all;
+  for (const std::string& f : a.inputs) {
+    std::vector<tune::Record> rs = tune::read_records(f);
+    if (rs.empty()) throw Error(f + ": no records (missing or empty file)");
+    all.insert(all.end(), rs.begin(), rs.end());
+  }
+  std::vector<tune::Record> merged = tune::merge_records(all);
+  const std::string tmp = a.output + ".tmp";
+  std::remove(tmp.c_str());
+  tune::append_records(tmp, merged);
+  if (std::rename(tmp.c_str(), a.output.c_str()) != 0) throw Error(a.output + ": cannot write");
+  std::cout << "merged " << all.size() << " records from " << a.inputs.size() << " files into " << merged.size()
+            << " (the best per workload, target and implementation): " << a.output << "\n";
+  return 0;
+}
+
+}  // namespace
+
+Command add_tune_command(CLI::App& root) {
+  auto args = std::make_shared<TuneArgs>();
+  CLI::App* c = root.add_subcommand("tune", "Measure each native kernel's implementations and knobs; write tuning records");
+  c->add_option("MODEL", args->model, "model: file.onnx, file.sy or zoo:NAME")->required();
+  c->add_option("-o,--output", args->output, "records file (JSON lines); appended to, and resumed from")->required();
+  c->add_option("--input-shape", args->input_shapes, "NAME=D1,D2,...: static shape of an input")->type_name("NAME=SHAPE");
+  c->add_option("--target", args->target, kTargetHelp)->capture_default_str();
+  c->add_option("--trials", args->trials, "candidates per task at most")->capture_default_str()->check(CLI::Range(1, 100000));
+  c->add_option("--time-budget", args->budget, "seconds; no candidate is started after this")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  c->add_option("--search", args->search, "guided (defaults, then single-knob steps from the best) or random")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"guided", "random"}));
+  c->add_option("--shard", args->shard, "K/N: tune only shard K of N (by workload key); merge the shards' files")
+      ->capture_default_str();
+  c->add_option("--threads", args->threads, "threads a candidate runs on (0: the target's cores)")->capture_default_str();
+  c->add_option("--timeout", args->timeout, "seconds per candidate (build included) before it is killed")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  c->footer(
+      "Each candidate is built, checked against the reference executor on random inputs (a wrong one is\n"
+      "disqualified and reported) and timed (median; one whose first runs take > 2x the best is cut short),\n"
+      "in a process of its own: a crash or a hang is reported and tuning goes on. Workloads already in the\n"
+      "records for this target and build are skipped, so an interrupted run resumes.\n"
+      "Example: switchyard tune model.onnx -o records.jsonl && switchyard compile model.onnx --records records.jsonl -o m.sya\n"
+      "Farming out: N machines each run --shard K/N (e.g. K = JOB_COMPLETION_INDEX+1 of a Kubernetes Indexed\n"
+      "Job, or SLURM_ARRAY_TASK_ID of a Slurm array), then: switchyard records merge shard*.jsonl -o records.jsonl");
+  return {c, [args] { return run_tune(*args); }};
+}
+
+Command add_records_command(CLI::App& root) {
+  auto args = std::make_shared<MergeArgs>();
+  CLI::App* c = root.add_subcommand("records", "Work with tuning records");
+  c->require_subcommand(1);
+  CLI::App* merge = c->add_subcommand("merge", "Merge records files, keeping the best per workload, target and implementation");
+  merge->add_option("FILES", args->inputs, "records files")->required();
+  merge->add_option("-o,--output", args->output, "merged records file")->required();
+  return {c, [args] { return run_merge(*args); }};
+}
+
+}  // namespace sy::cli
