@@ -55,6 +55,26 @@ def switchyard(target, backends=None):
     return prepare, command
 
 
+def switchyard_tuned(target="cpu"):
+    """`switchyard run --records R`: the native kernels chosen by tuning records. The records are
+    made on first use by `switchyard tune` into BUILD/bench/records/<model>.jsonl (minutes per
+    model; a later run resumes, i.e. takes seconds when every workload of this target is there)."""
+    prepare, plain = switchyard(target)
+
+    def command(ctx, case, threads, warmup, repeat):
+        records = os.path.join(ctx.build_dir, "bench", "records", f"{case.name}.jsonl")
+        os.makedirs(os.path.dirname(records), exist_ok=True)
+        ctx.log(f"  tuning records for {case.name} (resumed from {records}) ...")
+        proc = subprocess.run([ctx.switchyard, "tune", case.onnx, "--target", target, "-o", records],
+                              capture_output=True, text=True, env=ctx.child_env)
+        if proc.returncode != 0:
+            raise Unavailable(f"switchyard tune failed: {proc.stderr.strip()[-300:]}")
+        summary = [l for l in proc.stdout.splitlines() if l.startswith("tuned ")]
+        ctx.log(f"    {summary[0] if summary else 'tuned'}")
+        return plain(ctx, case, threads, warmup, repeat) + ["--records", records]
+    return prepare, command
+
+
 def onnxruntime():
     """onnxruntime-node from npm, installed into BUILD/bench/node_modules on first use."""
     def prepare(ctx):
@@ -109,6 +129,8 @@ ENGINES = [
     # The portable AVX2 build (what an artifact for any AVX2 CPU runs); on an AVX2 host the same as
     # sy-native. An AVX-512 build cannot be timed on an AVX2 host (its kernels are refused there).
     Engine("sy-native-avx2", "Switchyard native -isa=avx2", switchyard("cpu -isa=avx2")),
+    # Native kernels chosen by tuning records (`switchyard tune`, made on first use).
+    Engine("sy-tuned", "Switchyard native+tuned", switchyard_tuned("cpu")),
 ] + [Engine(f"sy-{b}", f"Switchyard {b}", switchyard("cpu", b)) for b in byoc_backends()] + [
     Engine("ort", "ONNX Runtime", onnxruntime()),
     Engine("torch", "PyTorch", pytorch()),

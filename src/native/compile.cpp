@@ -2,6 +2,8 @@
 #include "native/compile.h"
 
 #include <chrono>
+#include <cstdlib>
+#include <random>
 
 #include "codegen/c/build.h"
 #include "ir/structural_equal.h"
@@ -60,6 +62,35 @@ class FallbackMarker : public ir::ExprMutator {
   std::map<const ir::ExprNode*, std::string> why_;
 };
 
+// $SWITCHYARD_CHOICES=random:SEED (testing): each kernel takes a random applicable implementation
+// and random knob values, drawn per kernel from SEED and the kernel's structure, so that the
+// differential and conformance suites check every configuration a tuning record may choose.
+std::optional<uint64_t> random_choices_seed() {
+  const char* e = std::getenv("SWITCHYARD_CHOICES");
+  if (!e || !*e) return std::nullopt;
+  const std::string s = e;
+  char* end = nullptr;
+  const unsigned long long v = s.rfind("random:", 0) == 0 ? std::strtoull(s.c_str() + 7, &end, 10) : 0;
+  if (!end || end == s.c_str() + 7 || *end) throw Error("SWITCHYARD_CHOICES: expected random:SEED, got '" + s + "'");
+  return v;
+}
+
+strategy::Chooser random_chooser(uint64_t seed) {
+  return [seed](const ir::FunctionNode& fn, const ir::CallNode& anchor, const target::Target& t) -> std::optional<strategy::Choice> {
+    std::mt19937_64 rng(seed ^ (ir::structural_hash(ir::function(fn.params, fn.body)) * 0x9e3779b97f4a7c15ull));
+    strategy::Applicable a = strategy::applicable(anchor, t);
+    if (a.entries.empty()) return std::nullopt;
+    strategy::Choice c;
+    c.implementation = a.entries[rng() % a.entries.size()].impl->name;
+    c.from_record = true;
+    c.why = "random (SWITCHYARD_CHOICES)";
+    std::optional<std::string> knobs = random_knobs(*strategy::with_choice(fn, c)->as<ir::FunctionNode>(), t, rng);
+    if (!knobs) return std::nullopt;  // the draw does not lower: the default, as without the hook
+    c.knobs = *knobs;
+    return c;
+  };
+}
+
 }  // namespace
 
 bool is_fused(const ir::Module& m) {
@@ -85,6 +116,9 @@ Compiled compile_native(const ir::Module& m, const CompileOptions& opts) {
   if (tgt.kind != target::Kind::Cpu) throw Error("native kernels need a cpu target, not '" + tgt.str() + "'");
   LowerFunctionOptions lo;
   lo.target = &tgt;
+  strategy::Chooser chooser = opts.chooser;
+  if (!chooser)
+    if (std::optional<uint64_t> seed = random_choices_seed()) chooser = random_chooser(*seed);
   // Lower every distinct kernel; groups that fail are marked Fallback and the plan redone once.
   for (int attempt = 0; attempt < 2; ++attempt) {
     ir::Module packed = prepack(out.fused, tgt);
@@ -109,7 +143,7 @@ Compiled compile_native(const ir::Module& m, const CompileOptions& opts) {
         }
       };
       try {
-        std::optional<strategy::Choice> c = strategy::choose(*fn, tgt, opts.chooser);
+        std::optional<strategy::Choice> c = strategy::choose(*fn, tgt, chooser);
         try {
           lower_with(c);
         } catch (const Error& e) {

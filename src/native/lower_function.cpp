@@ -103,4 +103,23 @@ tir::PrimFunc lower_function(const ir::FunctionNode& fn, const std::string& name
   return te::lower(sch, args, name);
 }
 
+std::optional<std::string> random_knobs(const ir::FunctionNode& fn, const target::Target& t, std::mt19937_64& rng) {
+  std::string fixed;
+  LowerFunctionOptions lo;
+  lo.target = &t;
+  for (size_t drawn = 0;; ++drawn) {
+    te::Knobs k;
+    k.set_all(fixed);
+    lo.knobs = &k;
+    try {
+      lower_function(fn, "probe", lo);
+    } catch (const Error&) {
+      return std::nullopt;
+    }
+    if (drawn >= k.space().size()) return k.to_string();
+    const te::Knobs::Knob& next = k.space()[drawn];
+    fixed += (fixed.empty() ? "" : " ") + next.name + "=" + std::to_string(next.candidates[rng() % next.candidates.size()]);
+  }
+}
+
 }  // namespace sy::native

@@ -3,6 +3,8 @@
 // anchor's implementation is the one the function's Implementation attribute names (see
 // strategy/), else the strategy's default.
 #pragma once
+#include <optional>
+#include <random>
 #include <string>
 
 #include "ir/expr.h"
@@ -24,5 +26,11 @@ struct LowerFunctionOptions {
 // native implementation or an attribute value it does not support.
 tir::PrimFunc lower_function(const ir::FunctionNode& fn, const std::string& name,
                              const LowerFunctionOptions& opts = {});
+
+// A uniformly drawn value for each knob the schedule of fn (with its Implementation attribute)
+// defines, in definition order: a knob's candidates may depend on the knobs before it, so each
+// is drawn from the space lowering gives with the earlier ones set. "" for a schedule without
+// knobs; nullopt if fn does not lower.
+std::optional<std::string> random_knobs(const ir::FunctionNode& fn, const target::Target& t, std::mt19937_64& rng);
 
 }  // namespace sy::native

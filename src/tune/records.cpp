@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -39,8 +40,17 @@ std::string to_json_line(const Record& r) {
   j["target_key"] = r.target_key;
   j["impl"] = r.implementation;
   j["knobs"] = r.knobs;
-  j["median_ms"] = r.median_ms;
-  j["costs_ms"] = r.costs_ms;
+  // Four significant digits, and the first 32 runs: the timer's noise is larger than that, and a
+  // model's records stay well under a megabyte.
+  auto round4 = [](double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.4g", v);
+    return std::strtod(buf, nullptr);
+  };
+  j["median_ms"] = round4(r.median_ms);
+  std::vector<double> costs;
+  for (size_t i = 0; i < r.costs_ms.size() && i < 32; ++i) costs.push_back(round4(r.costs_ms[i]));
+  j["costs_ms"] = costs;
   j["error"] = outcome_name(r.outcome);
   j["message"] = r.message;
   j["max_error"] = r.max_error;

@@ -66,18 +66,13 @@ std::optional<strategy::Choice> Search::random_unseen() {
   if (task_.implementations.empty()) return std::nullopt;
   for (int attempt = 0; attempt < 64; ++attempt) {
     const std::string& impl = task_.implementations[rng_() % task_.implementations.size()];
-    // Knobs may depend on each other: draw, lower, draw again for what appeared.
-    std::string knobs;
+    strategy::Choice draw;
+    draw.implementation = impl;
+    std::optional<std::string> knobs =
+        native::random_knobs(*strategy::with_choice(*task_.planned->as<ir::FunctionNode>(), draw)->as<ir::FunctionNode>(),
+                             target_, rng_);
     std::optional<strategy::Choice> c;
-    for (int round = 0; round < 3; ++round) {
-      std::vector<te::Knobs::Knob> space;
-      c = canonical(impl, knobs, &space);
-      if (!c) break;
-      knobs.clear();
-      for (const auto& k : space)
-        knobs += (knobs.empty() ? "" : " ") + k.name + "=" + std::to_string(k.candidates[rng_() % k.candidates.size()]);
-    }
-    if (c) c = canonical(impl, knobs);
+    if (knobs) c = canonical(impl, *knobs);
     if (c && fresh(*c)) return c;
   }
   return std::nullopt;

@@ -41,7 +41,7 @@ class Search {
   const Task& task_;
   target::Target target_;
   SearchKind kind_;
-  std::mt19937 rng_;
+  std::mt19937_64 rng_;
   int64_t space_size_ = 0;
   std::vector<strategy::Choice> queue_;  // proposals, next at the back
   std::set<std::string> seen_, expanded_;

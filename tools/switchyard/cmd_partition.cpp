@@ -9,6 +9,8 @@
 #include "cli_common.h"
 #include "partition_dot.h"
 #include "partition_summary.h"
+#include "strategy_explain.h"
+#include "target/host.h"
 #include "support/error.h"
 
 namespace sy::cli {
@@ -42,6 +44,7 @@ int run_partition_cmd(const PartitionArgs& a) {
   if (!a.backends.dump_after.empty()) return 0;
   std::cout << "model: " << a.model << "  backends (priority order): " << a.backends.backends << "\n";
   print_partition(std::cout, m, r, a.explain);
+  if (a.explain) print_default_choices(std::cout, r.module, target::host());
   if (!a.dot.empty()) std::cout << "graph: " << a.dot << "  (render: dot -Tsvg " << a.dot << " -o graph.svg)\n";
   return 0;
 }
@@ -54,7 +57,9 @@ Command add_partition_command(CLI::App& root) {
   c->add_option("MODEL", args->model, "model: file.onnx, file.sy or zoo:NAME")->required();
   c->add_option("--input-shape", args->input_shapes, "NAME=D1,D2,...: static shape of an input")->type_name("NAME=SHAPE");
   add_backend_options(*c, args->backends, /*with_dump=*/true);
-  c->add_flag("--explain", args->explain, "list every node with its placement and each backend's reason");
+  c->add_flag("--explain", args->explain,
+              "list every node with its placement and each backend's reason, and for the native part the "
+              "implementations that apply to each kernel (for the host target)");
   c->add_flag("--json", args->json,
               "print one JSON object: total_flops, flops_by_backend, regions, nodes (with reasons)");
   c->add_option("--dot", args->dot, "write a Graphviz graph, regions as clusters coloured by backend")->type_name("FILE");

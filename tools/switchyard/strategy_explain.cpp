@@ -4,21 +4,34 @@
 #include <map>
 
 #include "strategy/strategy.h"
+#include "topi/topi.h"
 
 namespace sy::cli {
 
 void print_kernel_choices(std::ostream& os, const native::Compiled& nc) {
-  const native::Plan& p = nc.executable->plan();
+  print_kernel_choices(os, nc.executable->plan(), nc.choices, nc.executable->target());
+}
+
+void print_default_choices(std::ostream& os, const ir::Module& partitioned, const target::Target& t) {
+  native::Plan p = native::plan_module(topi::prepack_constants(native::fuse_for_native(partitioned), t));
+  std::vector<strategy::Choice> choices(p.kernels.size());
+  for (size_t k = 0; k < p.kernels.size(); ++k)
+    if (std::optional<strategy::Choice> c = strategy::choose(*p.kernels[k]->as<ir::FunctionNode>(), t, nullptr))
+      choices[k] = *c;
+  print_kernel_choices(os, p, choices, t);
+}
+
+void print_kernel_choices(std::ostream& os, const native::Plan& p, const std::vector<strategy::Choice>& choices,
+                          const target::Target& t) {
   std::vector<int> uses(p.kernels.size(), 0);
   for (const native::Call& c : p.calls)
     if (!c.external && c.function >= 0) ++uses[static_cast<size_t>(c.function)];
-  const target::Target& t = nc.executable->target();
   int from_records = 0, by_order = 0;
   os << "native kernels: implementation chosen per kernel (order without records: priority, then name)\n";
   for (size_t k = 0; k < p.kernels.size(); ++k) {
     const auto* fn = p.kernels[k]->as<ir::FunctionNode>();
     const ir::CallNode* anchor = strategy::anchor_of(*fn);
-    const strategy::Choice& ch = nc.choices.at(k);
+    const strategy::Choice& ch = choices.at(k);
     os << p.kernel_names[k] << " x" << uses[k] << "  " << strategy::describe_group(*fn) << "\n";
     if (ch.implementation.empty()) {
       auto fb = fn->attrs.find(native::kFallbackAttr);
