@@ -208,7 +208,11 @@ void schedule_conv2d(GroupSchedule& g) {
     // chunk index joins the parallel axis, where a tail tile would be a guard on every iteration.
     const int64_t C = flat->reduce_axes().at(0).extent, tiles = (HW + tw - 1) / tw;
     const int64_t want = std::max<int64_t>(1, g.target->l2_bytes / 2 / (C * tw * 4));
-    const int64_t per_chunk = HW % tw == 0 && want < tiles ? largest_divisor(tiles, want) : tiles;
+    const int64_t chunk0 = HW % tw == 0 && want < tiles ? largest_divisor(tiles, want) : tiles;
+    // Tuning may take another chunk: none (the whole plane), or half of the default's.
+    const int64_t per_chunk =
+        HW % tw == 0 ? knobs.define("chunk_tiles", distinct({chunk0, tiles, largest_divisor(tiles, std::max<int64_t>(1, chunk0 / 2))}))
+                     : tiles;
     te::Axis par;
     if (per_chunk < tiles && per_chunk > 1) {
       auto [pc, pt] = out.split(pb, per_chunk);
@@ -272,7 +276,9 @@ void schedule_conv2d(GroupSchedule& g) {
     const int64_t R = g.vector_registers, L = g.vector_lanes;
     const int64_t taps = dw->reduce_axes().at(1).extent * dw->reduce_axes().at(2).extent;
     const int64_t rows_fit = std::max<int64_t>(1, R - taps - 3);
-    const int64_t th = largest_divisor(OH, std::max<int64_t>(rows_fit, 4 * L / OW));
+    const int64_t th0 = largest_divisor(OH, std::max<int64_t>(rows_fit, 4 * L / OW));
+    const int64_t th = knobs.define("rows_block", distinct({th0, largest_divisor(OH, std::max<int64_t>(1, th0 / 2)),
+                                                            largest_divisor(OH, th0 * 2), 1}));
     te::Axis oh0 = out.leaves()[1];
     auto [ohb, ohi] = out.split(oh0, th);
     te::Axis ow = out.leaves()[3];

@@ -132,13 +132,16 @@ void schedule_gemm(GroupSchedule& g, const char* reduction_name, const char* pac
   tn = std::min(tn, (N + L - 1) / L * L);
   te::Axis m = out.leaves()[r - 2], n = out.leaves()[r - 1];
   auto [mo, no, mi, ni] = out.tile(m, n, tm, tn);
-  out.reorder({no, mo});  // weight panel outer, rows inner
-  te::Axis par = no;
+  // Weight panel outer, rows inner (default): a panel stays in cache over all the rows; rows
+  // outer: a block of rows stays in cache over all the panels (better when the rows are long).
+  const bool panel_outer = knobs.define("panel_outer", {1, 0}) == 1;
+  if (panel_outer) out.reorder({no, mo});
+  te::Axis par = panel_outer ? no : mo;
   for (size_t d = r - 2; d-- > 0;) {
     te::Axis lead = out.leaves()[d];
     par = out.fuse(lead, par);
   }
-  par = out.fuse(par, mo);
+  par = out.fuse(par, panel_outer ? mo : no);
   if (batch * ((M + tm - 1) / tm) * ((N + tn - 1) / tn) > 1 && batch * M * N * 64 >= (1 << 16)) out.parallel(par);
   te::Stage& R = *s.find(red.get());
   R.compute_at(out, par);

@@ -140,9 +140,9 @@ std::vector<Record> merge_records(const std::vector<Record>& rs) {
   return out;
 }
 
-Applicable select_records(const std::vector<Record>& rs, const target::Target& t,
+SelectedRecords select_records(const std::vector<Record>& rs, const target::Target& t,
                           const std::map<std::string, std::string>& validators) {
-  Applicable a;
+  SelectedRecords a;
   const std::string tk = t.key();
   for (const Record& r : rs) {
     if (r.target_key != tk) {
@@ -175,7 +175,7 @@ Applicable select_records(const std::vector<Record>& rs, const target::Target& t
   return a;
 }
 
-std::string check_records(const Applicable& a, const std::string& path, const target::Target& t) {
+std::string check_records(const SelectedRecords& a, const std::string& path, const target::Target& t) {
   std::string msg;
   if (a.other_target)
     msg += std::to_string(a.other_target) + " records for target '" + a.other_target_example +
@@ -188,7 +188,7 @@ std::string check_records(const Applicable& a, const std::string& path, const ta
   return msg;
 }
 
-strategy::Chooser records_chooser(const Applicable& a) {
+strategy::Chooser records_chooser(const SelectedRecords& a) {
   return [&a](const ir::FunctionNode& fn, const ir::CallNode&, const target::Target&) -> std::optional<strategy::Choice> {
     auto it = a.by_workload.find(workload_key(fn));
     if (it == a.by_workload.end() || it->second.front().outcome != Outcome::Ok) return std::nullopt;

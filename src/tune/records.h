@@ -58,7 +58,7 @@ void append_records(const std::string& path, const std::vector<Record>& rs);
 std::vector<Record> merge_records(const std::vector<Record>& rs);
 
 // The records that may choose kernels for target t with these validators; refusals explained.
-struct Applicable {
+struct SelectedRecords {
   // workload -> its ok records (best first)
   std::map<std::string, std::vector<Record>> by_workload;
   size_t used = 0;           // records accepted
@@ -66,16 +66,16 @@ struct Applicable {
   size_t stale = 0;          // records with other validators
   std::string other_target_example, stale_example;  // what differed, for the message
 };
-Applicable select_records(const std::vector<Record>& rs, const target::Target& t,
+SelectedRecords select_records(const std::vector<Record>& rs, const target::Target& t,
                           const std::map<std::string, std::string>& validators);
 
 // What was refused, as one line ("" if nothing was): "records.jsonl: 412 records for target
 // 'cpu avx2 cores=2' refused (this target is 'cpu avx512 cores=2')". Throws sy::Error with that
 // message if the file has records and none apply.
-std::string check_records(const Applicable& a, const std::string& path, const target::Target& t);
+std::string check_records(const SelectedRecords& a, const std::string& path, const target::Target& t);
 
 // A chooser for native::CompileOptions from selected records: the best record of the kernel's
 // workload (its cost and each implementation's best cost attached).
-strategy::Chooser records_chooser(const Applicable& a);
+strategy::Chooser records_chooser(const SelectedRecords& a);
 
 }  // namespace sy::tune

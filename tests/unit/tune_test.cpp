@@ -100,7 +100,7 @@ TEST(Tune, WrongCandidateIsDisqualified) {
   EXPECT_GT(bad->max_error, 1.0);
   EXPECT_NE(bad->message.find("reference"), std::string::npos) << bad->message;
   // The records never choose it.
-  tune::Applicable a = tune::select_records(rs, target::host(), tune::current_validators());
+  tune::SelectedRecords a = tune::select_records(rs, target::host(), tune::current_validators());
   ASSERT_EQ(a.by_workload.size(), 1u);
   EXPECT_EQ(a.by_workload.begin()->second.front().outcome, tune::Outcome::Ok);
   EXPECT_NE(a.by_workload.begin()->second.front().implementation, "test.perturbed");
@@ -162,7 +162,7 @@ TEST(Tune, ResumingSkipsTunedWorkloadsAndRecordsChooseKernels) {
     EXPECT_EQ(back.validators, r.validators);
   }
   // Applied: the compile takes the best record's implementation and knobs.
-  tune::Applicable a = tune::select_records(rs, target::host(), tune::current_validators());
+  tune::SelectedRecords a = tune::select_records(rs, target::host(), tune::current_validators());
   native::CompileOptions o;
   o.chooser = tune::records_chooser(a);
   native::Compiled nc = native::compile_native(small_conv(), o);
@@ -183,7 +183,7 @@ TEST(TuneRecords, OtherTargetsAndBuildsAreRefused) {
   r.median_ms = 1;
   r.validators = tune::current_validators();
   const target::Target avx512 = target::parse("cpu -isa=avx512 -cores=2");
-  tune::Applicable a = tune::select_records({r}, avx512, tune::current_validators());
+  tune::SelectedRecords a = tune::select_records({r}, avx512, tune::current_validators());
   EXPECT_EQ(a.used, 0u);
   EXPECT_EQ(a.other_target, 1u);
   try {

@@ -11,7 +11,7 @@ namespace sy::cli {
 
 struct RecordsUse {
   std::string path;
-  tune::Applicable applicable;
+  tune::SelectedRecords applicable;
   std::string refused;  // what was refused, one line ("" if nothing)
 };
 
