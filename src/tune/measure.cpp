@@ -202,6 +202,69 @@ TaskBench::TaskBench(const Task& task, const target::Target& t, const MeasureOpt
 
 TaskBench::~TaskBench() = default;
 
+namespace {
+
+// A candidate built in a measurement child: its executable and the kernel's argument pointers.
+struct Built {
+  native::Compiled nc;
+  std::vector<Tensor> outs;
+  std::vector<void*> args;
+  codegen::PackedKernel kernel = nullptr;
+};
+
+// Builds the candidate (in the child); on failure says why and returns false.
+bool build_candidate(const Task& task, const target::Target& t, const strategy::Choice& candidate,
+                     const std::vector<Tensor>& inputs, Built& b, std::string& why) {
+  native::CompileOptions co;
+  co.target = t;
+  co.chooser = [&](const ir::FunctionNode&, const ir::CallNode&, const target::Target&) {
+    std::optional<strategy::Choice> c = candidate;
+    c->from_record = true;
+    return c;
+  };
+  try {
+    b.nc = native::compile_native(task.module, co);
+  } catch (const std::exception& e) {
+    why = e.what();
+    return false;
+  }
+  if (!b.nc.fallbacks.empty()) {
+    why = b.nc.fallbacks[0].second;
+    return false;
+  }
+  const native::Plan& p = b.nc.executable->plan();
+  const native::Call* call = nullptr;
+  for (const native::Call& c : p.calls)
+    if (!c.external && !c.fallback) call = &c;
+  if (!call || b.nc.choices.at(static_cast<size_t>(call->function)).implementation != candidate.implementation ||
+      !b.nc.choices[static_cast<size_t>(call->function)].from_record) {
+    why = call ? b.nc.choices[static_cast<size_t>(call->function)].why : "no kernel was built";
+    return false;
+  }
+  for (int v : p.outputs) b.outs.emplace_back(p.values[static_cast<size_t>(v)].dtype, p.values[static_cast<size_t>(v)].shape);
+  auto ptr = [&](int v) -> void* {
+    const native::Value& val = p.values[static_cast<size_t>(v)];
+    switch (val.kind) {
+      case native::ValueKind::Input: return const_cast<void*>(inputs.at(static_cast<size_t>(val.index)).raw());
+      case native::ValueKind::Constant: return const_cast<void*>(p.constants.at(static_cast<size_t>(val.index)).raw());
+      case native::ValueKind::Output: return b.outs.at(static_cast<size_t>(val.index)).raw();
+      default: throw Error("tune: a one-kernel module with an intermediate value");
+    }
+  };
+  for (int v : call->inputs) b.args.push_back(ptr(v));
+  for (int v : call->outputs) b.args.push_back(ptr(v));
+  b.kernel = b.nc.executable->library()->get(call->kernel);
+  return true;
+}
+
+double run_once(const Built& b) {
+  auto t0 = std::chrono::steady_clock::now();
+  b.kernel(b.args.data());
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
 Measurement TaskBench::measure(const strategy::Choice& candidate, double best_ms) const {
   Shared shared(sizeof(Report));
   Report* rep = shared.as<Report>();
@@ -209,58 +272,16 @@ Measurement TaskBench::measure(const strategy::Choice& candidate, double best_ms
   ChildEnd end = run_child([&] {
     rep->outcome = static_cast<int>(Outcome::BuildFailed);
     omp_set_num_threads(o.threads);
-    native::CompileOptions co;
-    co.target = target_;
-    co.chooser = [&](const ir::FunctionNode&, const ir::CallNode&, const target::Target&) {
-      std::optional<strategy::Choice> c = candidate;
-      c->from_record = true;
-      return c;
-    };
-    native::Compiled nc;
-    try {
-      nc = native::compile_native(task_.module, co);
-    } catch (const std::exception& e) {
-      set_message(rep, e.what());
+    Built built;
+    std::string why;
+    if (!build_candidate(task_, target_, candidate, inputs_, built, why)) {
+      set_message(rep, why);
       rep->done = 1;
       return;
     }
-    if (!nc.fallbacks.empty()) {
-      set_message(rep, nc.fallbacks[0].second);
-      rep->done = 1;
-      return;
-    }
-    const native::Plan& p = nc.executable->plan();
-    const native::Call* call = nullptr;
-    for (const native::Call& c : p.calls)
-      if (!c.external && !c.fallback) call = &c;
-    if (!call || nc.choices.at(static_cast<size_t>(call->function)).implementation != candidate.implementation ||
-        !nc.choices[static_cast<size_t>(call->function)].from_record) {
-      set_message(rep, call ? nc.choices[static_cast<size_t>(call->function)].why : "no kernel was built");
-      rep->done = 1;
-      return;
-    }
-    std::vector<Tensor> outs;
-    for (int v : p.outputs) outs.emplace_back(p.values[static_cast<size_t>(v)].dtype, p.values[static_cast<size_t>(v)].shape);
-    auto ptr = [&](int v) -> void* {
-      const native::Value& val = p.values[static_cast<size_t>(v)];
-      switch (val.kind) {
-        case native::ValueKind::Input: return const_cast<void*>(inputs_.at(static_cast<size_t>(val.index)).raw());
-        case native::ValueKind::Constant: return const_cast<void*>(p.constants.at(static_cast<size_t>(val.index)).raw());
-        case native::ValueKind::Output: return outs.at(static_cast<size_t>(val.index)).raw();
-        default: throw Error("tune: a one-kernel module with an intermediate value");
-      }
-    };
-    std::vector<void*> args;
-    for (int v : call->inputs) args.push_back(ptr(v));
-    for (int v : call->outputs) args.push_back(ptr(v));
-    codegen::PackedKernel k = nc.executable->library()->get(call->kernel);
+    std::vector<Tensor>& outs = built.outs;
     using clock = std::chrono::steady_clock;
-    auto run_once = [&] {
-      auto t0 = clock::now();
-      k(args.data());
-      return std::chrono::duration<double, std::milli>(clock::now() - t0).count();
-    };
-    run_once();
+    run_once(built);
     double worst = 0;
     for (size_t i = 0; i < outs.size(); ++i) {
       int64_t where = 0;
@@ -279,9 +300,9 @@ Measurement TaskBench::measure(const strategy::Choice& candidate, double best_ms
       rep->done = 1;
       return;
     }
-    run_once();  // warm-up
+    run_once(built);  // warm-up
     std::vector<double> t;
-    for (int i = 0; i < 3; ++i) t.push_back(run_once());
+    for (int i = 0; i < 3; ++i) t.push_back(run_once(built));
     if (best_ms > 0 && median(t) > 2 * best_ms) {
       rep->outcome = static_cast<int>(Outcome::Cut);
     } else {
@@ -290,7 +311,7 @@ Measurement TaskBench::measure(const strategy::Choice& candidate, double best_ms
       while (static_cast<int>(t.size()) < o.max_runs &&
              (static_cast<int>(t.size()) < o.min_runs ||
               std::chrono::duration<double>(clock::now() - t0).count() < o.min_seconds))
-        t.push_back(run_once());
+        t.push_back(run_once(built));
     }
     rep->median_ms = median(t);
     rep->ncosts = static_cast<int>(std::min<size_t>(t.size(), 256));
@@ -315,6 +336,48 @@ Measurement TaskBench::measure(const strategy::Choice& candidate, double best_ms
   m.message = rep->message;
   m.max_error = rep->max_error;
   return m;
+}
+
+std::vector<Measurement> TaskBench::confirm(const std::vector<strategy::Choice>& candidates) const {
+  const size_t n = candidates.size();
+  if (n == 0) return {};
+  Shared shared(sizeof(Report) * n);
+  Report* reps = shared.as<Report>();
+  const MeasureOptions& o = opts_;
+  ChildEnd end = run_child([&] {
+    omp_set_num_threads(o.threads);
+    std::vector<Built> built(n);
+    std::string why;
+    for (size_t i = 0; i < n; ++i)
+      if (!build_candidate(task_, target_, candidates[i], inputs_, built[i], why)) return;
+    for (int w = 0; w < 2; ++w)
+      for (const Built& b : built) run_once(b);
+    std::vector<std::vector<double>> t(n);
+    auto t0 = std::chrono::steady_clock::now();
+    for (int r = 0; r < o.max_runs; ++r) {
+      for (size_t i = 0; i < n; ++i) t[i].push_back(run_once(built[i]));
+      if (r + 1 >= o.min_runs &&
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() >= o.min_seconds * static_cast<double>(n))
+        break;
+    }
+    for (size_t i = 0; i < n; ++i) {
+      reps[i].outcome = static_cast<int>(Outcome::Ok);
+      reps[i].median_ms = median(t[i]);
+      reps[i].ncosts = static_cast<int>(std::min<size_t>(t[i].size(), 256));
+      std::copy(t[i].begin(), t[i].begin() + reps[i].ncosts, reps[i].costs_ms);
+      reps[i].done = 1;
+    }
+  }, o.timeout_s * static_cast<double>(n));
+  std::vector<Measurement> out;
+  if (end.timed_out || end.signal) return out;
+  for (size_t i = 0; i < n; ++i) {
+    if (!reps[i].done) return {};
+    Measurement m;
+    m.median_ms = reps[i].median_ms;
+    m.costs_ms.assign(reps[i].costs_ms, reps[i].costs_ms + reps[i].ncosts);
+    out.push_back(m);
+  }
+  return out;
 }
 
 }  // namespace sy::tune

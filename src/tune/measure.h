@@ -47,6 +47,12 @@ class TaskBench {
   // best_ms > 0: a candidate whose first runs take more than twice that is cut short (Cut).
   Measurement measure(const strategy::Choice& candidate, double best_ms) const;
 
+  // Times candidates that measure() found correct together in one child, alternating one run of
+  // each, so that the machine's slow and fast phases (and a process's own speed, which varies
+  // from process to process on some machines) fall on all of them alike. One Measurement per
+  // candidate (Ok, median and costs), or empty if the child failed.
+  std::vector<Measurement> confirm(const std::vector<strategy::Choice>& candidates) const;
+
  private:
   const Task& task_;
   target::Target target_;

@@ -54,6 +54,7 @@ std::string to_json_line(const Record& r) {
   j["error"] = outcome_name(r.outcome);
   j["message"] = r.message;
   j["max_error"] = r.max_error;
+  j["confirmed"] = r.confirmed;
   j["threads"] = r.threads;
   j["uses"] = r.uses;
   j["flops"] = r.flops;
@@ -80,6 +81,7 @@ Record from_json_line(const std::string& line, const std::string& where) {
     r.outcome = *o;
     r.message = j.value("message", "");
     r.max_error = j.value("max_error", 0.0);
+    r.confirmed = j.value("confirmed", false);
     r.threads = j.value("threads", 0);
     r.uses = j.value("uses", 0);
     r.flops = j.value("flops", int64_t{0});
@@ -130,7 +132,9 @@ std::vector<Record> merge_records(const std::vector<Record>& rs) {
     if (!best_ok.count(k) && !a_failure.count(k)) order.push_back(k);
     if (r.outcome == Outcome::Ok) {
       auto it = best_ok.find(k);
-      if (it == best_ok.end() || r.median_ms < it->second.median_ms) best_ok[k] = r;
+      if (it == best_ok.end() || (r.confirmed && !it->second.confirmed) ||
+          (r.confirmed == it->second.confirmed && r.median_ms < it->second.median_ms))
+        best_ok[k] = r;
     } else if (!a_failure.count(k)) {
       a_failure[k] = r;
     }
@@ -165,12 +169,15 @@ SelectedRecords select_records(const std::vector<Record>& rs, const target::Targ
     ++a.used;
     a.by_workload[r.workload].push_back(r);
   }
-  // Ok records first, fastest first; then the failures in file order.
+  // Ok records first, the confirmed ones first among them (timed side by side), fastest first;
+  // then the failures in file order.
   for (auto& [w, v] : a.by_workload)
     std::stable_sort(v.begin(), v.end(), [](const Record& x, const Record& y) {
       const bool xo = x.outcome == Outcome::Ok, yo = y.outcome == Outcome::Ok;
       if (xo != yo) return xo;
-      return xo && x.median_ms < y.median_ms;
+      if (!xo) return false;
+      if (x.confirmed != y.confirmed) return x.confirmed;
+      return x.median_ms < y.median_ms;
     });
   return a;
 }

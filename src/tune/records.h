@@ -34,7 +34,10 @@ struct Record {
   std::vector<double> costs_ms;
   Outcome outcome = Outcome::Ok;
   std::string message;   // why it failed (first line), or "" for ok
-  double max_error = 0;  // largest |candidate - reference| scaled by the tolerance's denominator
+  double max_error = 0;  // largest |candidate - reference| in units of the allowed error
+  // Timed again beside the task's other best candidates in one process (see TaskBench::confirm);
+  // confirmed records are preferred to unconfirmed ones of the same workload.
+  bool confirmed = false;
   int threads = 0, uses = 0;
   int64_t flops = 0;
   std::map<std::string, std::string> validators;

@@ -78,6 +78,7 @@ TuneSummary tune(const ir::Module& m, const target::Target& t, const std::string
     p.trials = opts.trials;
     p.current = &task;
     p.best_ms = 0;
+    p.default_ms = 0;
     p.best.clear();
     p.last = nullptr;
     p.task_done = false;
@@ -133,6 +134,39 @@ TuneSummary tune(const ir::Module& m, const target::Target& t, const std::string
       const int left = (opts.trials - p.trial) + (p.tasks - p.task) * opts.trials;
       p.eta_s = std::min(p.elapsed_s / p.total_trials_done * left, std::max(0.0, opts.time_budget_s - p.elapsed_s));
       if (progress) progress(p);
+    }
+    // Confirm: the default (the first candidate) and the best three, timed again side by side.
+    std::vector<size_t> pick;
+    for (size_t i = 0; i < records.size(); ++i)
+      if (records[i].outcome == Outcome::Ok) pick.push_back(i);
+    std::stable_sort(pick.begin(), pick.end(),
+                     [&](size_t x, size_t y) { return records[x].median_ms < records[y].median_ms; });
+    if (pick.size() > 3) pick.resize(3);
+    if (!records.empty() && records[0].outcome == Outcome::Ok && std::find(pick.begin(), pick.end(), 0) == pick.end())
+      pick.push_back(0);
+    if (pick.size() > 1) {
+      std::vector<strategy::Choice> again;
+      for (size_t i : pick) {
+        strategy::Choice c;
+        c.implementation = records[i].implementation;
+        c.knobs = records[i].knobs;
+        again.push_back(c);
+      }
+      std::vector<Measurement> ms = bench.confirm(again);
+      for (size_t j = 0; j < ms.size(); ++j) {
+        Record& r = records[pick[j]];
+        r.median_ms = ms[j].median_ms;
+        r.costs_ms = ms[j].costs_ms;
+        r.confirmed = true;
+      }
+      if (!ms.empty()) {
+        size_t best = pick[0];
+        for (size_t i : pick)
+          if (records[i].median_ms < records[best].median_ms) best = i;
+        p.best_ms = records[best].median_ms;
+        p.best = records[best].implementation + (records[best].knobs.empty() ? "" : " " + records[best].knobs);
+        p.default_ms = records[0].outcome == Outcome::Ok && records[0].confirmed ? records[0].median_ms : 0;
+      }
     }
     // A task's trials may end early (space exhausted): the overall count shrinks accordingly.
     p.total_trials -= opts.trials - p.trial;

@@ -31,6 +31,7 @@ struct TuneProgress {
   const Task* current = nullptr;
   double best_ms = 0;                 // best ok candidate of this task so far (0: none)
   std::string best;                   // "impl knobs"
+  double default_ms = 0;              // at a task's end: the default's time beside the best's (0: unknown)
   const Record* last = nullptr;       // the record just made (null at a task's start)
   bool task_done = false;
 };
@@ -46,7 +47,11 @@ struct TuneSummary {
   std::vector<std::string> failures;  // "task: impl knobs: outcome: message", for the summary
 };
 
-// Appends the records to records_path as each task ends.
+// Appends the records to records_path as each task ends. Call it from a process that has not run
+// an OpenMP parallel region on more than one thread (as `switchyard tune` does: it keeps to one
+// thread itself): GNU OpenMP's worker threads do not survive fork, and a measurement child of
+// such a process deadlocks in its first parallel region (it is then killed at the timeout and
+// recorded as timed out, so every candidate would be).
 TuneSummary tune(const ir::Module& m, const target::Target& t, const std::string& records_path,
                  const TuneOptions& opts, const std::function<void(const TuneProgress&)>& progress = nullptr);
 

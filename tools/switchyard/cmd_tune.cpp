@@ -74,7 +74,7 @@ int run_tune(const TuneArgs& a) {
                 << ": " << p.trial << " candidates; best "
                 << (p.best_ms > 0 ? p.best + "  " + ms(p.best_ms) + "  " + gflops(p.current->flops, p.best_ms)
                                   : "none (every candidate failed)")
-                << "\n";
+                << (p.default_ms > 0 ? "  (default " + fixed(p.default_ms / p.best_ms, 2) + "x that)" : "") << "\n";
       std::cout.flush();
       return;
     }
