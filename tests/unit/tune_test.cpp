@@ -12,6 +12,7 @@
 #include "ops/attrs.h"
 #include "strategy/strategy.h"
 #include "target/host.h"
+#include "topi_test_data.h"
 #include "tune/records.h"
 #include "tune/task.h"
 #include "tune/tuner.h"
@@ -21,15 +22,7 @@ namespace {
 
 using ops::OpCode;
 
-Tensor rnd(Shape s, uint32_t seed) {
-  Tensor t(DType::f32, std::move(s));
-  uint32_t x = seed * 2654435761u + 1;
-  for (int64_t i = 0; i < t.numel(); ++i) {
-    x = x * 1664525u + 1013904223u;
-    t.data<float>()[i] = static_cast<float>(x >> 8) / static_cast<float>(1 << 24) - 0.5f;
-  }
-  return t;
-}
+Tensor rnd(Shape s, uint32_t seed) { return topitest::random(DType::f32, std::move(s), -0.5, 0.5, seed); }
 
 // conv 3x3 + bias + relu on a small plane: one task with three implementations.
 ir::Module small_conv() {
