@@ -35,6 +35,8 @@ int main(int argc, char** argv) {
   try {
     const int threads = argc > 3 ? std::atoi(argv[3]) : 2;
     const int rounds = argc > 4 ? std::atoi(argv[4]) : 60;
+    if (threads < 1 || rounds < 1) throw Error("threads and rounds must be at least 1");
+    if (std::getenv("SWITCHYARD_CHOICES")) throw Error("unset SWITCHYARD_CHOICES: the untuned build must use the defaults");
     ir::Module m = api::load_model(argv[1]);
     const target::Target& t = target::host();
     native::Compiled plain = native::compile_native(m);

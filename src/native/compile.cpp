@@ -146,7 +146,7 @@ Compiled compile_native(const ir::Module& m, const CompileOptions& opts) {
         std::optional<strategy::Choice> c = strategy::choose(*fn, tgt, chooser);
         try {
           lower_with(c);
-        } catch (const Error& e) {
+        } catch (const std::exception& e) {  // sy::Error, or an internal check the knobs trip
           if (!c || !c->from_record) throw;
           // A record that no longer lowers (e.g. a knob the schedule lost): the default, said.
           std::optional<strategy::Choice> d = strategy::choose(*fn, tgt, nullptr);

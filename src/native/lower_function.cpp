@@ -113,7 +113,7 @@ std::optional<std::string> random_knobs(const ir::FunctionNode& fn, const target
     lo.knobs = &k;
     try {
       lower_function(fn, "probe", lo);
-    } catch (const Error&) {
+    } catch (const std::exception&) {
       return std::nullopt;
     }
     if (drawn >= k.space().size()) return k.to_string();

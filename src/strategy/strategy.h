@@ -5,8 +5,10 @@
 // The order (what "priority" means everywhere, including --explain): higher priority first; on
 // equal priority the smaller name first (names are unique per op). Never "undefined".
 //
-// A choice is carried on the fused function itself, as the attributes Implementation and Knobs,
-// so that lowering, the plan's kernel sharing, artifacts and --explain all see the same thing.
+// A choice is handed to lowering as the attributes Implementation and Knobs of the kernel's
+// function (compile_native sets them on the planned function it lowers; the fused module, and so
+// the artifact, keeps the plain function: an artifact holds the built kernels).
+
 #pragma once
 #include <functional>
 #include <optional>
@@ -18,6 +20,11 @@
 #include "topi/topi.h"
 
 namespace sy::strategy {
+
+// Bump when an implementation, a schedule or a knob changes what a record's (implementation,
+// knobs) builds: tuning records carry it among their validators, and records of another version
+// are refused.
+inline constexpr const char* kScheduleVersion = "1";
 
 inline constexpr const char* kImplementationAttr = "Implementation";
 inline constexpr const char* kKnobsAttr = "Knobs";
@@ -58,8 +65,8 @@ struct Choice {
   std::vector<std::pair<std::string, std::string>> measured;
 };
 
-// Chooses for one fused primitive function (the fused form: plain weights): nullopt means "use
-// the order". Given the function, its anchor call and the target.
+// Chooses for one kernel: given its function as planned (weights in their packed types, what
+// tune::workload_key hashes), its anchor call and the target; nullopt means "use the order".
 using Chooser = std::function<std::optional<Choice>(const ir::FunctionNode& fn, const ir::CallNode& anchor,
                                                      const target::Target& t)>;
 

@@ -91,8 +91,9 @@ inline constexpr int kDefaultPriority = 10;
 
 // The op's native implementations in registration order (empty if it has none).
 const std::vector<OpImpl>& implementations(ops::OpCode op);
-// The implementation of an op that applies to the call with the highest priority (ties: the
-// smaller name); nullptr if none applies. What the strategy picks without records.
+// Among topi's own implementations of the op, the one that applies to the call with the highest
+// priority (ties: the smaller name); nullptr if none applies. Lowering uses it for the ops of a
+// group other than the anchor (whose implementation the strategy chooses, see strategy/).
 const OpImpl* find_default(const ir::CallNode& call, const target::Target& t);
 // Every extern C function any implementation may call.
 const ExternTable& extern_table();
@@ -125,7 +126,7 @@ ir::Module prepack_constants(const ir::Module& m, const target::Target& t, int* 
 bool packable_weight(const ir::CallNode& anchor);
 Tensor pack_weight(const ir::CallNode& anchor, const Tensor& w, int64_t block);
 
-// ---- registration (one function per op family file; called once by find()) ----
+// ---- registration (one function per op family file; called once, on first use) ----
 struct Registry {
   std::map<ops::OpCode, std::vector<OpImpl>> impls;
   ExternTable externs;

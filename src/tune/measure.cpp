@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <omp.h>
 #include <poll.h>
+#include <sys/prctl.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -54,7 +55,9 @@ struct ChildEnd {
 template <typename Body>
 ChildEnd run_child(const Body& body, double timeout_s) {
   int fds[2];
-  if (pipe(fds) != 0) throw Error("tune: cannot create a pipe");
+  // Close-on-exec: the C compiler the child runs must not hold the write end (its end is the
+  // child's end).
+  if (pipe2(fds, O_CLOEXEC) != 0) throw Error("tune: cannot create a pipe");
   std::fflush(stdout);
   std::fflush(stderr);
   const pid_t pid = fork();
@@ -65,6 +68,11 @@ ChildEnd run_child(const Body& body, double timeout_s) {
   }
   if (pid == 0) {
     close(fds[0]);
+    // A group of its own, so that a kill takes the C compiler it may be running along; and no
+    // life beyond the tuner's.
+    setpgid(0, 0);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() == 1) _exit(4);
     const int null = open("/dev/null", O_WRONLY);
     if (null >= 0) {
       dup2(null, 1);
@@ -87,9 +95,12 @@ ChildEnd run_child(const Body& body, double timeout_s) {
   while (r < 0 && errno == EINTR);
   close(fds[0]);
   ChildEnd end;
-  if (r == 0) {
+  if (r <= 0) {  // timed out (or poll failed): never wait on it unbounded
+    kill(-pid, SIGKILL);
     kill(pid, SIGKILL);
     end.timed_out = true;
+  } else {
+    kill(-pid, SIGKILL);  // what the child left running in its group (it has ended)
   }
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
@@ -130,19 +141,24 @@ std::vector<ir::Type> result_types(const ir::Module& m) {
 }
 
 // Largest violation of the tolerance, in units of the allowed error (> 1: wrong), and where.
+// A mismatch that no tolerance covers (NaN against a number, an infinity against another value,
+// integers that differ): larger than any scaled error, finite so that records can hold it.
+constexpr double kMismatch = 1e30;
+
 double compare(const Tensor& got, const Tensor& want, int64_t* where) {
   double worst = 0;
-  double scale = 1;
-  for (int64_t i = 0; i < want.numel(); ++i) scale = std::max(scale, std::fabs(want.get_as_double(i)));
+  double scale = 1;  // over the finite values: one infinity must not switch the check off
+  for (int64_t i = 0; i < want.numel(); ++i)
+    if (double w = std::fabs(want.get_as_double(i)); std::isfinite(w)) scale = std::max(scale, w);
   const bool f64 = want.dtype() == DType::f64, fl = is_float(want.dtype());
   const double rtol = f64 ? 1e-9 : 1e-3, atol = rtol * 0.1 * scale;
   for (int64_t i = 0; i < want.numel(); ++i) {
     const double g = got.get_as_double(i), w = want.get_as_double(i);
     double v;
-    if (std::isnan(w) || std::isnan(g)) v = std::isnan(w) && std::isnan(g) ? 0 : INFINITY;
-    else if (!fl) v = g == w ? 0 : INFINITY;
-    else v = std::fabs(g - w) / (atol + rtol * std::fabs(w));
-    if (v > worst) {
+    if (std::isnan(w) || std::isnan(g)) v = std::isnan(w) && std::isnan(g) ? 0 : kMismatch;
+    else if (!fl || std::isinf(w) || std::isinf(g)) v = g == w ? 0 : kMismatch;
+    else v = std::min(kMismatch, std::fabs(g - w) / (atol + rtol * std::fabs(w)));
+    if (!(v <= worst)) {
       worst = v;
       *where = i;
     }
@@ -281,19 +297,26 @@ Measurement TaskBench::measure(const strategy::Choice& candidate, double best_ms
     }
     std::vector<Tensor>& outs = built.outs;
     using clock = std::chrono::steady_clock;
-    run_once(built);
+    // Checked twice, each time into outputs filled with 0xFF bytes (NaN, or -1): the executable
+    // hands a kernel reused memory, so an element it fails to write must not pass for a zero.
     double worst = 0;
-    for (size_t i = 0; i < outs.size(); ++i) {
-      int64_t where = 0;
-      double v = compare(outs[i], want_.at(i), &where);
-      if (v > worst) {
-        worst = v;
-        if (v > 1)
-          set_message(rep, "output " + std::to_string(i) + " element " + std::to_string(where) + ": got " +
-                               std::to_string(outs[i].get_as_double(where)) + ", reference " +
-                               std::to_string(want_[i].get_as_double(where)));
+    auto check = [&] {
+      for (Tensor& t : outs) std::memset(t.raw(), 0xFF, t.nbytes());
+      run_once(built);
+      for (size_t i = 0; i < outs.size(); ++i) {
+        int64_t where = 0;
+        double v = compare(outs[i], want_.at(i), &where);
+        if (v > worst) {
+          worst = v;
+          if (v > 1)
+            set_message(rep, "output " + std::to_string(i) + " element " + std::to_string(where) + ": got " +
+                                 std::to_string(outs[i].get_as_double(where)) + ", reference " +
+                                 std::to_string(want_[i].get_as_double(where)));
+        }
       }
-    }
+    };
+    check();
+    if (worst <= 1) check();
     rep->max_error = worst;
     if (worst > 1) {
       rep->outcome = static_cast<int>(Outcome::Wrong);

@@ -2,9 +2,11 @@
 #include "tune/records.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -28,7 +30,9 @@ std::optional<Outcome> outcome_from_name(const std::string& s) {
 }
 
 std::map<std::string, std::string> current_validators() {
-  return {{"switchyard", SWITCHYARD_VERSION}, {"cc", codegen::compiler_identity()}};
+  return {{"switchyard", SWITCHYARD_VERSION},
+          {"schedules", strategy::kScheduleVersion},
+          {"cc", codegen::compiler_identity()}};
 }
 
 std::string to_json_line(const Record& r) {
@@ -53,7 +57,7 @@ std::string to_json_line(const Record& r) {
   j["costs_ms"] = costs;
   j["error"] = outcome_name(r.outcome);
   j["message"] = r.message;
-  j["max_error"] = r.max_error;
+  j["max_error"] = std::isfinite(r.max_error) ? r.max_error : 1e30;  // JSON has no infinity
   j["confirmed"] = r.confirmed;
   j["threads"] = r.threads;
   j["uses"] = r.uses;
@@ -80,7 +84,7 @@ Record from_json_line(const std::string& line, const std::string& where) {
     if (!o) throw Error("unknown error kind '" + j.at("error").get<std::string>() + "'");
     r.outcome = *o;
     r.message = j.value("message", "");
-    r.max_error = j.value("max_error", 0.0);
+    r.max_error = j.contains("max_error") && j["max_error"].is_number() ? j["max_error"].get<double>() : 0.0;
     r.confirmed = j.value("confirmed", false);
     r.threads = j.value("threads", 0);
     r.uses = j.value("uses", 0);
@@ -96,16 +100,24 @@ Record from_json_line(const std::string& line, const std::string& where) {
   return r;
 }
 
-std::vector<Record> read_records(const std::string& path) {
+std::vector<Record> read_records(const std::string& path, int* partial_last) {
   std::vector<Record> out;
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return out;  // no file yet: no records
-  std::ifstream f(path);
+  std::ifstream f(path, std::ios::binary);
   if (!f) throw Error(path + ": cannot open the records");
   std::string line;
   for (int n = 1; std::getline(f, line); ++n) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    out.push_back(from_json_line(line, path + ":" + std::to_string(n)));
+    try {
+      out.push_back(from_json_line(line, path + ":" + std::to_string(n)));
+    } catch (const Error&) {
+      if (partial_last && f.eof()) {  // the last line, and no newline after it
+        ++*partial_last;
+        break;
+      }
+      throw;
+    }
   }
   if (f.bad()) throw Error(path + ": cannot read the records");
   return out;
@@ -195,8 +207,10 @@ std::string check_records(const SelectedRecords& a, const std::string& path, con
   return msg;
 }
 
-strategy::Chooser records_chooser(const SelectedRecords& a) {
-  return [&a](const ir::FunctionNode& fn, const ir::CallNode&, const target::Target&) -> std::optional<strategy::Choice> {
+strategy::Chooser records_chooser(const SelectedRecords& records) {
+  auto shared = std::make_shared<const SelectedRecords>(records);
+  return [shared](const ir::FunctionNode& fn, const ir::CallNode&, const target::Target&) -> std::optional<strategy::Choice> {
+    const SelectedRecords& a = *shared;
     auto it = a.by_workload.find(workload_key(fn));
     if (it == a.by_workload.end() || it->second.front().outcome != Outcome::Ok) return std::nullopt;
     const Record& best = it->second.front();

@@ -44,15 +44,18 @@ struct Record {
   std::string time;  // UTC, ISO 8601
 };
 
-// What this build would write: Switchyard's version and the C compiler's identity.
+// What this build would write: Switchyard's version, the schedules' version
+// (strategy::kScheduleVersion) and the C compiler's identity.
 std::map<std::string, std::string> current_validators();
 
 std::string to_json_line(const Record& r);
 // sy::Error naming the line for a malformed record.
 Record from_json_line(const std::string& line, const std::string& where);
 
-// Every record of a file (sy::Error if unreadable or malformed). A missing file: none.
-std::vector<Record> read_records(const std::string& path);
+// Every record of a file (sy::Error if unreadable or malformed). A missing file: none. With
+// partial_last, a last line without its newline that does not parse (a write cut off) is
+// skipped and counted there instead of being an error.
+std::vector<Record> read_records(const std::string& path, int* partial_last = nullptr);
 void append_records(const std::string& path, const std::vector<Record>& rs);
 
 // The best ok record per (workload, target key, implementation): what merge keeps and what
@@ -77,8 +80,8 @@ SelectedRecords select_records(const std::vector<Record>& rs, const target::Targ
 // message if the file has records and none apply.
 std::string check_records(const SelectedRecords& a, const std::string& path, const target::Target& t);
 
-// A chooser for native::CompileOptions from selected records: the best record of the kernel's
-// workload (its cost and each implementation's best cost attached).
+// A chooser for native::CompileOptions from selected records (copied into it): the best record
+// of the kernel's workload, with what each implementation's records say attached.
 strategy::Chooser records_chooser(const SelectedRecords& a);
 
 }  // namespace sy::tune

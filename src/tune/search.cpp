@@ -36,8 +36,10 @@ Search::Search(const Task& task, const target::Target& t, SearchKind kind, uint3
     int64_t n = 1;
     for (const auto& k : space) n *= static_cast<int64_t>(k.candidates.size());
     space_size_ += n;
-    if (kind_ == SearchKind::Guided) queue_.insert(queue_.begin(), *d);  // first impl at the back
+    if (kind_ == SearchKind::Guided || queue_.empty()) queue_.insert(queue_.begin(), *d);  // first impl at the back
   }
+  // Random search too starts from the default (the first implementation's), so that the tuner
+  // always knows how the untuned kernel compares.
 }
 
 std::optional<strategy::Choice> Search::canonical(const std::string& impl, const std::string& knobs,
@@ -52,7 +54,7 @@ std::optional<strategy::Choice> Search::canonical(const std::string& impl, const
   try {
     native::lower_function(*strategy::with_choice(*task_.planned->as<ir::FunctionNode>(), c)->as<ir::FunctionNode>(),
                            "probe", lo);
-  } catch (const Error&) {
+  } catch (const std::exception&) {  // sy::Error, or an internal check a combination trips
     return std::nullopt;
   }
   c.knobs = k.to_string();
@@ -94,9 +96,13 @@ std::optional<strategy::Choice> Search::next() {
       std::vector<strategy::Choice> around;
       for (const auto& k : space)
         for (int64_t v : k.candidates) {
-          std::string knobs;  // best's assignment with k set to v
-          for (const auto& [name, value] : assignments(best.knobs))
+          // best's assignment up to k, with k set to v; the knobs defined after k may depend on
+          // it, so they take their defaults in the new space.
+          std::string knobs;
+          for (const auto& [name, value] : assignments(best.knobs)) {
             knobs += (knobs.empty() ? "" : " ") + name + "=" + std::to_string(name == k.name ? v : value);
+            if (name == k.name) break;
+          }
           if (std::optional<strategy::Choice> c = canonical(best.implementation, knobs); c && !seen_.count(config_key(*c)))
             around.push_back(*c);
         }

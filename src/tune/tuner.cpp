@@ -4,9 +4,12 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <fstream>
+#include <memory>
 #include <set>
 
 #include "support/error.h"
+#include "target/host.h"
 #include "tune/records.h"
 
 namespace sy::tune {
@@ -32,13 +35,22 @@ TuneSummary tune(const ir::Module& m, const target::Target& t, const std::string
   if (opts.shards < 1 || opts.shard < 1 || opts.shard > opts.shards)
     throw Error("--shard K/N needs 1 <= K <= N, got " + std::to_string(opts.shard) + "/" + std::to_string(opts.shards));
   if (opts.trials < 1) throw Error("--trials must be at least 1");
+  // Candidates are run here: a target this CPU cannot run would only crash every one of them.
+  if (std::string why = target::cannot_run_here(t, "tuning for it"); !why.empty()) throw Error(why);
+  {  // the records file must be writable before minutes of tuning are spent
+    std::ofstream probe(records_path, std::ios::app);
+    if (!probe) throw Error(records_path + ": cannot write the records");
+  }
   const auto t0 = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
   TuneSummary sum;
   const std::map<std::string, std::string> validators = current_validators();
+  // Done: a workload whose tuning ended (its best candidates confirmed side by side). One cut off
+  // by the time budget, or where every candidate failed, is tuned again.
   std::set<std::string> done;
-  for (const Record& r : read_records(records_path))
-    if (r.target_key == t.key() && r.validators == validators) done.insert(r.workload);
+  for (const Record& r : read_records(records_path, &sum.partial_lines))
+    if (r.target_key == t.key() && r.validators == validators && r.outcome == Outcome::Ok && r.confirmed)
+      done.insert(r.workload);
 
   std::vector<Task> all = extract_tasks(m, t);
   std::vector<Task*> todo;
@@ -83,10 +95,23 @@ TuneSummary tune(const ir::Module& m, const target::Target& t, const std::string
     p.last = nullptr;
     p.task_done = false;
     if (progress) progress(p);
-    TaskBench bench(task, t, opts.measure);
+    std::unique_ptr<TaskBench> bench_ptr;
+    try {
+      bench_ptr = std::make_unique<TaskBench>(task, t, opts.measure);
+    } catch (const std::exception& e) {
+      sum.failures.push_back(task.description + ": skipped: " + e.what());
+      ++sum.reference_failed;
+      continue;
+    }
+    const TaskBench& bench = *bench_ptr;
     Search search(task, t, opts.search, opts.measure.seed + static_cast<uint32_t>(ti));
     std::vector<Record> records;
-    for (int trial = 0; trial < opts.trials && elapsed() <= opts.time_budget_s; ++trial) {
+    bool out_of_time = false;
+    for (int trial = 0; trial < opts.trials; ++trial) {
+      if (elapsed() > opts.time_budget_s) {
+        out_of_time = true;
+        break;
+      }
       std::optional<strategy::Choice> c = search.next();
       if (!c) break;
       Measurement meas = bench.measure(*c, p.best_ms);
@@ -144,7 +169,7 @@ TuneSummary tune(const ir::Module& m, const target::Target& t, const std::string
     if (pick.size() > 3) pick.resize(3);
     if (!records.empty() && records[0].outcome == Outcome::Ok && std::find(pick.begin(), pick.end(), 0) == pick.end())
       pick.push_back(0);
-    if (pick.size() > 1) {
+    if (!pick.empty() && !out_of_time) {
       std::vector<strategy::Choice> again;
       for (size_t i : pick) {
         strategy::Choice c;

@@ -2,7 +2,8 @@
 // search proposes candidates, each is measured (checked against the reference, timed) and every
 // measurement becomes a record. Tasks are taken by weight (calls per run x FLOPs) so that a time
 // budget cuts the least important; workloads the records file already has for this target and
-// build are skipped (a re-run resumes); --shard K/N takes the tasks whose key hashes to K.
+// build are skipped (a re-run resumes; a workload counts as tuned once its best candidates were
+// confirmed); --shard K/N takes the tasks whose key hashes to K.
 #pragma once
 #include <functional>
 #include <string>
@@ -42,6 +43,8 @@ struct TuneSummary {
   int tuned = 0;
   int not_reached = 0;       // left when the time budget ran out
   int nothing_to_choose = 0; // one implementation, no knobs
+  int reference_failed = 0;  // tasks skipped: the reference executor could not run them
+  int partial_lines = 0;     // a truncated last line of the records file, ignored
   int candidates = 0, wrong = 0, crashed = 0, build_failed = 0, cut = 0, timed_out = 0;
   double seconds = 0;
   std::vector<std::string> failures;  // "task: impl knobs: outcome: message", for the summary

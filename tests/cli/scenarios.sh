@@ -112,6 +112,13 @@ assert w("s1.jsonl").isdisjoint(w("s2.jsonl"))'
       "$SY" compile zoo:mlp --records bad.jsonl -o x.sya
     expect --exit 2 --stderr-lines 1 --stderr-has "--search" -- "$SY" tune zoo:mlp -o x.jsonl --search best
     expect --exit 1 --stderr-lines 1 --stderr-has "--shard" -- "$SY" tune zoo:mlp -o x.jsonl --shard 3/2
+    expect --exit 1 --stderr-lines 1 --stderr-has "--shard" -- "$SY" tune zoo:mlp -o x.jsonl --shard 1/2x
+    expect --exit 1 --stderr-lines 1 --stderr-has "cannot write" -- "$SY" tune zoo:mlp -o /nonexistent/dir/r.jsonl
+    expect --exit 1 --stderr-lines 1 --stderr-has "avx512f" -- \
+      env SWITCHYARD_HOST_TARGET="cpu -isa=avx2" "$SY" tune zoo:mlp -o y.jsonl --target "cpu -isa=avx512"
+    # A write cut off mid-line (a killed tuner) is skipped on resume, said in one line.
+    head -c -40 all.jsonl >cut.jsonl
+    expect --stdout-has "was cut off" -- "$SY" tune zoo:mlp -o cut.jsonl --trials 3
     ;;
   partition_dot)
     # The Graphviz file renders (Debian graphviz) and names the inputs and ops.

@@ -6,6 +6,7 @@
 #include <omp.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 
 #include "native/compile.h"
@@ -84,17 +85,26 @@ TEST(Tune, WrongCandidateIsDisqualified) {
     return te::compute(y.shape(), [&](const std::vector<tir::Expr>& i) { return y(i) * tir::float_imm(1.01); },
                        "conv2d_perturbed");
   });
+  // NaN everywhere: wrong too, and its record (an unbounded error) must not spoil the file.
+  register_variant("test.nan", [](const te::Tensor& y, const te::Tensor&) {
+    return te::compute(y.shape(), [&](const std::vector<tir::Expr>& i) { return y(i) + tir::float_imm(NAN); },
+                       "conv2d_nan");
+  });
   const std::string path = temp_records("wrong");
-  // Enough trials for every implementation's default (the perturbed one has the lowest priority).
-  tune::TuneSummary s = tune::tune(small_conv(), target::host(), path, quick(4));
+  // Enough trials for every implementation's default (the test ones have the lowest priority).
+  tune::TuneSummary s = tune::tune(small_conv(), target::host(), path, quick(5));
   EXPECT_EQ(s.tuned, 1);
-  EXPECT_EQ(s.wrong, 1);
+  EXPECT_EQ(s.wrong, 2);
   std::vector<tune::Record> rs = tune::read_records(path);
   const tune::Record* bad = find(rs, "test.perturbed");
   ASSERT_NE(bad, nullptr);
   EXPECT_EQ(bad->outcome, tune::Outcome::Wrong);
   EXPECT_GT(bad->max_error, 1.0);
   EXPECT_NE(bad->message.find("reference"), std::string::npos) << bad->message;
+  const tune::Record* nan = find(rs, "test.nan");
+  ASSERT_NE(nan, nullptr);
+  EXPECT_EQ(nan->outcome, tune::Outcome::Wrong);
+  EXPECT_GT(nan->max_error, 1e20);
   // The records never choose it.
   tune::SelectedRecords a = tune::select_records(rs, target::host(), tune::current_validators());
   ASSERT_EQ(a.by_workload.size(), 1u);

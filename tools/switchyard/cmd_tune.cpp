@@ -55,8 +55,12 @@ int run_tune(const TuneArgs& a) {
   o.trials = a.trials;
   o.time_budget_s = a.budget;
   o.search = a.search == "random" ? tune::SearchKind::Random : tune::SearchKind::Guided;
-  if (std::sscanf(a.shard.c_str(), "%d/%d", &o.shard, &o.shards) != 2)
-    throw Error("--shard: expected K/N (e.g. 2/4), got '" + a.shard + "'");
+  {
+    int used = 0;
+    if (std::sscanf(a.shard.c_str(), "%d/%d%n", &o.shard, &o.shards, &used) != 2 ||
+        used != static_cast<int>(a.shard.size()) || o.shards < 1 || o.shard < 1 || o.shard > o.shards)
+      throw Error("--shard: expected K/N with 1 <= K <= N (e.g. 2/4), got '" + a.shard + "'");
+  }
   o.measure.threads = a.threads;
   o.measure.timeout_s = a.timeout;
   Progress progress;
@@ -95,9 +99,13 @@ int run_tune(const TuneArgs& a) {
     std::cout << "; " << s.nothing_to_choose << (s.nothing_to_choose == 1 ? " kernel has" : " kernels have")
               << " nothing to choose";
   std::cout << "\n";
+  if (s.partial_lines)
+    std::cout << "note: the last line of " << a.output << " was cut off (an interrupted write); ignored\n";
+  if (s.reference_failed)
+    std::cout << s.reference_failed << " tasks skipped: the reference executor could not run them (below)\n";
   if (s.not_reached)
     std::cout << "time budget reached: " << s.not_reached << " tasks not tuned; run the same command again to go on\n";
-  if (s.wrong || s.crashed || s.build_failed || s.timed_out) {
+  if (s.wrong || s.crashed || s.build_failed || s.timed_out || s.reference_failed) {
     std::cout << "disqualified: " << s.wrong << " wrong (differ from the reference), " << s.crashed << " crashed, "
               << s.timed_out << " timed out, " << s.build_failed << " did not build:\n";
     for (const std::string& f : s.failures) std::cout << "  " << f << "\n";
