@@ -25,15 +25,6 @@ namespace {
 double since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
-// The primitive-function calls of @main in post-order (prepack_constants rewrites calls in place,
-// so the fused module and its packed form list corresponding calls at the same positions).
-std::vector<const ir::ExprNode*> primitive_calls(const ir::Module& m) {
-  std::vector<const ir::ExprNode*> out;
-  for (const ir::Expr& e : ir::post_order(m.main().body))
-    if (auto* c = e->as<ir::CallNode>(); c && !c->is_op() && c->callee->as<ir::FunctionNode>()) out.push_back(e.get());
-  return out;
-}
-
 // The packed weights live as long as the executable.
 ir::Module prepack(const ir::Module& m, const target::Target& t) {
   LongLivedTensors weights;
@@ -92,6 +83,15 @@ strategy::Chooser random_chooser(uint64_t seed) {
 }
 
 }  // namespace
+
+std::vector<const ir::CallNode*> primitive_calls(const ir::Module& m) {
+  std::vector<const ir::CallNode*> out;
+  for (const ir::Expr& e : ir::post_order(m.main().body))
+    if (auto* c = e->as<ir::CallNode>(); c && !c->is_op() && c->callee->as<ir::FunctionNode>()) out.push_back(c);
+  return out;
+}
+
+Plan plan_for(const ir::Module& fused, const target::Target& t) { return plan_module(prepack(fused, t)); }
 
 bool is_fused(const ir::Module& m) {
   for (const ir::Expr& e : ir::post_order(m.main().body))
@@ -159,11 +159,11 @@ Compiled compile_native(const ir::Module& m, const CompileOptions& opts) {
     }
     if (failed.empty()) break;
     SY_CHECK(attempt == 0) << "lowering failed after marking fallbacks";
-    std::vector<const ir::ExprNode*> packed_calls = primitive_calls(packed), fused_calls = primitive_calls(out.fused);
+    std::vector<const ir::CallNode*> packed_calls = primitive_calls(packed), fused_calls = primitive_calls(out.fused);
     SY_CHECK(packed_calls.size() == fused_calls.size()) << "prepacking changed the calls";
     std::map<const ir::ExprNode*, std::string> why;
     for (size_t i = 0; i < packed_calls.size(); ++i) {
-      const ir::Expr& callee = packed_calls[i]->as<ir::CallNode>()->callee;
+      const ir::Expr& callee = packed_calls[i]->callee;
       for (const auto& [k, reason] : failed)
         if (ir::structural_equal(callee, plan.kernels[k])) why[fused_calls[i]] = reason;
     }
@@ -189,7 +189,7 @@ std::shared_ptr<Executable> load_native(const ir::Module& fused, const std::stri
                                         const target::Target& target) {
   if (!is_fused(fused)) throw Error("the artifact's graph is not in fused form");
   if (target.kind != target::Kind::Cpu) throw Error("the artifact's native kernels have no cpu target");
-  Plan plan = plan_module(prepack(fused, target));
+  Plan plan = plan_for(fused, target);
   std::shared_ptr<codegen::Module> lib =
       library_bytes.empty() ? nullptr : codegen::Module::load_from_bytes(library_bytes, topi::extern_table());
   for (const Call& c : plan.calls)

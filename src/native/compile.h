@@ -53,6 +53,14 @@ std::shared_ptr<Executable> load_native(const ir::Module& fused, const std::stri
 // Whether a module is in fused form (what compile_native returns).
 bool is_fused(const ir::Module& m);
 
+// The primitive-function calls of @main in post-order. prepack_constants rewrites calls in place,
+// so a fused module and its packed form list corresponding calls at the same positions.
+std::vector<const ir::CallNode*> primitive_calls(const ir::Module& m);
+
+// The plan of a fused module for a target, weights packed for it (what compile_native lowers and
+// load_native rebuilds).
+Plan plan_for(const ir::Module& fused, const target::Target& t);
+
 // What compile_native lowers from: m itself if fused, else m with constants folded, arithmetic
 // simplified and ops fused into primitive functions.
 ir::Module fuse_for_native(const ir::Module& m);

@@ -268,7 +268,8 @@ std::string Knobs::to_string() const {
   return s;
 }
 
-void Knobs::set_all(const std::string& assignments) {
+std::vector<std::pair<std::string, int64_t>> Knobs::parse(const std::string& assignments) {
+  std::vector<std::pair<std::string, int64_t>> out;
   size_t i = 0;
   while (i < assignments.size()) {
     if (assignments[i] == ' ') { ++i; continue; }
@@ -280,9 +281,14 @@ void Knobs::set_all(const std::string& assignments) {
     const long long v = eq == std::string::npos ? 0 : std::strtoll(item.c_str() + eq + 1, &rest, 10);
     if (eq == 0 || eq == std::string::npos || rest == item.c_str() + eq + 1 || *rest != '\0')
       throw Error("knobs: '" + item + "' is not name=integer");
-    set(item.substr(0, eq), v);
+    out.emplace_back(item.substr(0, eq), v);
     i = end;
   }
+  return out;
+}
+
+void Knobs::set_all(const std::string& assignments) {
+  for (const auto& [name, value] : parse(assignments)) set(name, value);
 }
 
 }  // namespace sy::te

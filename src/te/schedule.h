@@ -129,6 +129,8 @@ class Knobs {
   std::string to_string() const;
   // Sets every "name=value" of such a string (what to_string printed); sy::Error if malformed.
   void set_all(const std::string& assignments);
+  // The "name=value" pairs of such a string, in order; sy::Error if malformed.
+  static std::vector<std::pair<std::string, int64_t>> parse(const std::string& assignments);
 
  private:
   std::vector<Knob> space_;

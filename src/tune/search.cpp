@@ -10,21 +10,6 @@ namespace sy::tune {
 
 namespace {
 std::string config_key(const strategy::Choice& c) { return c.implementation + "|" + c.knobs; }
-
-// "a=1 b=2" (canonical, as te::Knobs::to_string prints) -> {{a, 1}, {b, 2}}.
-std::vector<std::pair<std::string, int64_t>> assignments(const std::string& knobs) {
-  std::vector<std::pair<std::string, int64_t>> out;
-  size_t i = 0;
-  while (i < knobs.size()) {
-    size_t end = knobs.find(' ', i);
-    if (end == std::string::npos) end = knobs.size();
-    const std::string item = knobs.substr(i, end - i);
-    const size_t eq = item.find('=');
-    if (eq != std::string::npos) out.emplace_back(item.substr(0, eq), std::stoll(item.substr(eq + 1)));
-    i = end + 1;
-  }
-  return out;
-}
 }  // namespace
 
 Search::Search(const Task& task, const target::Target& t, SearchKind kind, uint32_t seed)
@@ -99,7 +84,7 @@ std::optional<strategy::Choice> Search::next() {
           // best's assignment up to k, with k set to v; the knobs defined after k may depend on
           // it, so they take their defaults in the new space.
           std::string knobs;
-          for (const auto& [name, value] : assignments(best.knobs)) {
+          for (const auto& [name, value] : te::Knobs::parse(best.knobs)) {
             knobs += (knobs.empty() ? "" : " ") + name + "=" + std::to_string(name == k.name ? v : value);
             if (name == k.name) break;
           }

@@ -1,10 +1,10 @@
 // Task extraction: plan the model as compile_native does and take one task per distinct kernel.
 #include "tune/task.h"
 
-#include <cstdio>
 #include <unordered_map>
 
 #include "api/analysis.h"
+#include "codegen/c/compiler.h"
 #include "ir/attrs.h"
 #include "ir/structural_equal.h"
 #include "ir/type.h"
@@ -19,15 +19,6 @@ namespace sy::tune {
 
 namespace {
 
-// FNV-1a, 64 bits: stable across processes, builds and machines (std::hash is not promised to be).
-uint64_t fnv1a(const std::string& s) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
 
 // "%12" (GCC 12 warns falsely on "%" + std::to_string(...)).
 std::string num(size_t i) {
@@ -36,12 +27,6 @@ std::string num(size_t i) {
   return s;
 }
 
-std::vector<const ir::CallNode*> primitive_calls(const ir::Module& m) {
-  std::vector<const ir::CallNode*> out;
-  for (const ir::Expr& e : ir::post_order(m.main().body))
-    if (auto* c = e->as<ir::CallNode>(); c && !c->is_op() && c->callee->as<ir::FunctionNode>()) out.push_back(c);
-  return out;
-}
 
 }  // namespace
 
@@ -77,16 +62,15 @@ std::string workload_key(const ir::FunctionNode& fn) {
     id[e.get()] = next++;
   }
   text += "return " + num(id.at(fn.body.get())) + "\n";
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(fnv1a(text)));
-  return buf;
+  // The compiler cache's content hash: stable across processes, builds and machines.
+  return codegen::content_hash(text).substr(0, 16);
 }
 
 std::vector<Task> extract_tasks(const ir::Module& m, const target::Target& t) {
   ir::Module fused = native::fuse_for_native(m);
   ir::Module packed = topi::prepack_constants(fused, t);
   native::Plan plan = native::plan_module(packed);
-  std::vector<const ir::CallNode*> fcalls = primitive_calls(fused), pcalls = primitive_calls(packed);
+  std::vector<const ir::CallNode*> fcalls = native::primitive_calls(fused), pcalls = native::primitive_calls(packed);
   SY_CHECK(fcalls.size() == pcalls.size()) << "prepacking changed the calls";
   std::vector<Task> tasks(plan.kernels.size());
   std::vector<bool> made(plan.kernels.size(), false);

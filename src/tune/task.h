@@ -10,7 +10,7 @@
 
 namespace sy::tune {
 
-// Identifies a kernel for a target: a hash of the planned fused function's canonical text (ops,
+// Identifies a kernel for a target: a hash (16 hex digits) of the planned fused function's canonical text (ops,
 // attributes, types; weights in their packed types, no names, no choice attributes).
 std::string workload_key(const ir::FunctionNode& planned);
 

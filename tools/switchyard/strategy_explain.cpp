@@ -4,7 +4,6 @@
 #include <map>
 
 #include "strategy/strategy.h"
-#include "topi/topi.h"
 
 namespace sy::cli {
 
@@ -13,7 +12,7 @@ void print_kernel_choices(std::ostream& os, const native::Compiled& nc) {
 }
 
 void print_default_choices(std::ostream& os, const ir::Module& partitioned, const target::Target& t) {
-  native::Plan p = native::plan_module(topi::prepack_constants(native::fuse_for_native(partitioned), t));
+  native::Plan p = native::plan_for(native::fuse_for_native(partitioned), t);
   std::vector<strategy::Choice> choices(p.kernels.size());
   for (size_t k = 0; k < p.kernels.size(); ++k)
     if (std::optional<strategy::Choice> c = strategy::choose(*p.kernels[k]->as<ir::FunctionNode>(), t, nullptr))
