@@ -55,17 +55,21 @@ def switchyard(target, backends=None):
     return prepare, command
 
 
-def switchyard_tuned(target="cpu"):
-    """`switchyard run --records R`: the native kernels chosen by tuning records. The records are
-    made on first use by `switchyard tune` into BUILD/bench/records/<model>.jsonl (minutes per
-    model; a later run resumes, i.e. takes seconds when every workload of this target is there)."""
+def switchyard_tuned(target="cpu", externs=False):
+    """`switchyard run --records R`: the kernels chosen by tuning records, among Switchyard's own
+    implementations only (`tune --no-externs`) or with the libraries' extern implementations too.
+    The records are made on first use by `switchyard tune` into
+    BUILD/bench/records/<model>[.externs].jsonl (minutes per model; a later run resumes, i.e. takes
+    seconds when every workload of this target is there)."""
     prepare, plain = switchyard(target)
 
     def command(ctx, case, threads, warmup, repeat):
-        records = os.path.join(ctx.build_dir, "bench", "records", f"{case.name}.jsonl")
+        name = case.name + (".externs" if externs else "")
+        records = os.path.join(ctx.build_dir, "bench", "records", f"{name}.jsonl")
         os.makedirs(os.path.dirname(records), exist_ok=True)
         ctx.log(f"  tuning records for {case.name} (resumed from {records}) ...")
-        proc = subprocess.run([ctx.switchyard, "tune", case.onnx, "--target", target, "-o", records],
+        proc = subprocess.run([ctx.switchyard, "tune", case.onnx, "--target", target, "-o", records] +
+                              ([] if externs else ["--no-externs"]),
                               capture_output=True, text=True, env=ctx.child_env)
         if proc.returncode != 0:
             raise Unavailable(f"switchyard tune failed: {proc.stderr.strip()[-300:]}")
@@ -131,6 +135,7 @@ ENGINES = [
     Engine("sy-native-avx2", "Switchyard native -isa=avx2", switchyard("cpu -isa=avx2")),
     # Native kernels chosen by tuning records (`switchyard tune`, made on first use).
     Engine("sy-tuned", "Switchyard native+tuned", switchyard_tuned("cpu")),
+    Engine("sy-tuned-ext", "Switchyard native+tuned+externs", switchyard_tuned("cpu", externs=True)),
 ] + [Engine(f"sy-{b}", f"Switchyard {b}", switchyard("cpu", b)) for b in byoc_backends()] + [
     Engine("ort", "ONNX Runtime", onnxruntime()),
     Engine("torch", "PyTorch", pytorch()),

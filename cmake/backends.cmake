@@ -4,6 +4,20 @@
 # and lists it in the generated registration file. `sy_finish_backends()` writes that file and the
 # library switchyard_backends, which programs link to get every enabled backend.
 set(SY_ENABLED_BACKENDS "")
+set(SY_ENABLED_EXTERNS "")
+
+# Extern libraries the same way: `sy_add_extern(NAME "description" DEFAULT)` adds the option
+# SY_EXTERN_<NAME> and builds src/externs/<name>/ (static library sy_extern_<name> with
+# `void sy::externs::register_<name>_externs()`, which registers its extern implementations with
+# the strategy); the generated file calls every enabled one before main.
+macro(sy_add_extern name description default)
+  string(TOUPPER ${name} _sy_upper)
+  option(SY_EXTERN_${_sy_upper} "Build the ${name} extern implementations: ${description}" ${default})
+  if(SY_EXTERN_${_sy_upper})
+    add_subdirectory(src/externs/${name})
+    list(APPEND SY_ENABLED_EXTERNS ${name})
+  endif()
+endmacro()
 
 macro(sy_add_backend name description default)
   string(TOUPPER ${name} _sy_upper)
@@ -20,6 +34,12 @@ function(sy_finish_backends)
   foreach(b IN LISTS SY_ENABLED_BACKENDS)
     string(APPEND decls "void register_${b}_backend(BackendRegistry& registry);\n")
     string(APPEND calls "  register_${b}_backend(registry);\n")
+  endforeach()
+  set(extern_decls "")
+  set(extern_calls "")
+  foreach(e IN LISTS SY_ENABLED_EXTERNS)
+    string(APPEND extern_decls "void register_${e}_externs();\n")
+    string(APPEND extern_calls "  register_${e}_externs();\n")
   endforeach()
   set(out ${CMAKE_BINARY_DIR}/generated/builtin_backends.cpp)
   file(CONFIGURE OUTPUT ${out} CONTENT
@@ -41,11 +61,25 @@ BackendRegistry& BackendRegistry::global() {
 }
 
 }  // namespace sy::backends
+
+namespace sy::externs {
+${extern_decls}
+// Before main (this file is linked whenever the backend registry is): the strategy lists the
+// extern implementations from the first compile on.
+void register_builtin_externs() {
+${extern_calls}}
+namespace {
+const bool registered = (register_builtin_externs(), true);
+}
+}  // namespace sy::externs
 ")
   add_library(switchyard_backends STATIC ${out})
   target_link_libraries(switchyard_backends PUBLIC switchyard_core)
   foreach(b IN LISTS SY_ENABLED_BACKENDS)
     target_link_libraries(switchyard_backends PUBLIC sy_backend_${b})
+  endforeach()
+  foreach(e IN LISTS SY_ENABLED_EXTERNS)
+    target_link_libraries(switchyard_backends PUBLIC sy_extern_${e})
   endforeach()
   set_target_properties(switchyard_backends PROPERTIES POSITION_INDEPENDENT_CODE ON)
 endfunction()

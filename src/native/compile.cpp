@@ -12,6 +12,7 @@
 #include <map>
 #include "native/lower_function.h"
 #include "passes/fold_constants.h"
+#include "strategy/externs.h"
 #include "passes/fuse_ops.h"
 #include "passes/simplify_arith.h"
 #include "support/error.h"
@@ -176,7 +177,7 @@ Compiled compile_native(const ir::Module& m, const CompileOptions& opts) {
   auto t1 = std::chrono::steady_clock::now();
   say("compiling " + std::to_string(funcs.size()) + " kernels with the C compiler");
   codegen::BuildOptions bo;
-  bo.externs = topi::extern_table();
+  bo.externs = strategy::extern_symbols();
   bo.compile.target_flags = tgt.compiler_flags();
   std::shared_ptr<codegen::Module> lib = funcs.empty() ? nullptr : codegen::build(funcs, bo);
   out.compile_seconds = since(t1);
@@ -191,7 +192,7 @@ std::shared_ptr<Executable> load_native(const ir::Module& fused, const std::stri
   if (target.kind != target::Kind::Cpu) throw Error("the artifact's native kernels have no cpu target");
   Plan plan = plan_for(fused, target);
   std::shared_ptr<codegen::Module> lib =
-      library_bytes.empty() ? nullptr : codegen::Module::load_from_bytes(library_bytes, topi::extern_table());
+      library_bytes.empty() ? nullptr : codegen::Module::load_from_bytes(library_bytes, strategy::extern_symbols());
   for (const Call& c : plan.calls)
     if (!c.external && !c.fallback && (!lib || !lib->has_kernel(c.kernel)))
       throw Error("the artifact's native library has no kernel " + c.kernel);

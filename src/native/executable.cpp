@@ -8,6 +8,7 @@
 #include "backends/reference/executor.h"
 #include "codegen/c/c_generator.h"
 #include "ir/type.h"
+#include "strategy/externs.h"
 #include "support/error.h"
 #include "support/tensor_storage.h"
 #include "target/host.h"
@@ -30,7 +31,63 @@ Executable::Executable(Plan plan, std::shared_ptr<codegen::Module> library, targ
     if (!library_) throw Error("kernel " + c.kernel + " is not in the native library (there is none)");
     kernels_.push_back(library_->get(c.kernel));
   }
+  make_extern_states();
   give_back(take_arena());
+}
+
+struct Executable::ExternStates {
+  struct State {
+    const strategy::StatefulExtern* ext = nullptr;
+    void* handle = nullptr;
+  };
+  std::vector<std::vector<State>> per_call;
+  std::vector<std::vector<void*>> handles;  // per call, what the kernel is given
+  ~ExternStates() {
+    for (auto& states : per_call)
+      for (State& s : states)
+        if (s.handle) s.ext->destroy(s.handle);
+  }
+};
+
+void Executable::make_extern_states() {
+  states_ = std::make_shared<ExternStates>();
+  states_->per_call.resize(plan_.calls.size());
+  states_->handles.resize(plan_.calls.size());
+  for (size_t ci = 0; ci < plan_.calls.size(); ++ci) {
+    const Call& c = plan_.calls[ci];
+    if (c.external || c.fallback) continue;
+    const std::vector<codegen::ExternSite>& sites = library_->sites(c.kernel);
+    if (!cannot_run_.empty()) continue;  // built for another CPU (to be saved): run() refuses it
+    for (const codegen::ExternSite& site : sites) {
+      const strategy::StatefulExtern* ext = strategy::find_stateful_extern(site.func);
+      if (!ext)
+        throw Error("kernel " + c.kernel + " calls the extern " + site.func +
+                    ", which this program does not have (built without its library?)");
+      std::vector<int32_t> dtypes, ranks;
+      std::vector<const int64_t*> shapes;
+      std::vector<const void*> constants;
+      for (const codegen::ExternSite::Buffer& b : site.buffers) {
+        dtypes.push_back(b.dtype);
+        ranks.push_back(static_cast<int32_t>(b.shape.size()));
+        shapes.push_back(b.shape.data());
+        const void* data = nullptr;
+        if (b.param >= 0 && static_cast<size_t>(b.param) < c.inputs.size()) {
+          int v = c.inputs[static_cast<size_t>(b.param)];
+          while (plan_.values[static_cast<size_t>(v)].alias_of >= 0) v = plan_.values[static_cast<size_t>(v)].alias_of;
+          const Value& val = plan_.values[static_cast<size_t>(v)];
+          if (val.kind == ValueKind::Constant) data = plan_.constants[static_cast<size_t>(val.index)].raw();
+        }
+        constants.push_back(data);
+      }
+      sy_extern_site s{static_cast<int32_t>(site.buffers.size()), dtypes.data(), ranks.data(), shapes.data(),
+                       constants.data(), static_cast<int32_t>(site.attrs.size()), site.attrs.data()};
+      char err[512] = {0};
+      void* h = ext->init(&s, err, sizeof err);
+      if (!h) throw Error("kernel " + c.kernel + ": " + site.func + ": " + (err[0] ? err : "init failed"));
+      states_->per_call[ci].push_back({ext, h});
+      states_->handles[ci].push_back(h);
+    }
+  }
 }
 
 std::shared_ptr<uint8_t[]> Executable::take_arena() const {
@@ -169,6 +226,7 @@ std::vector<Tensor> Executable::run(const std::vector<Tensor>& inputs, int threa
     args.clear();
     for (int v : c.inputs) args.push_back(resolve(v));
     for (int v : c.outputs) args.push_back(resolve(v));
+    args.insert(args.end(), states_->handles[ci].begin(), states_->handles[ci].end());
     int32_t rc = kernels_[ci](args.data());
     if (rc != codegen::kKernelOk) throw Error("kernel " + c.kernel + ": " + codegen::kernel_fault_message(rc));
     lap(ci);

@@ -57,6 +57,11 @@ class Executable {
   std::string cannot_run_;  // why this CPU cannot run the kernels ("" when it can)
   std::vector<codegen::PackedKernel> kernels_;  // per call (null for external and fallback calls)
   std::vector<ir::Module> fallback_;            // per unique kernel: a module for the reference executor
+  // Per call: the states of its kernel's stateful extern sites (extern_abi.h), made once here and
+  // appended to the kernel's buffers on every run.
+  struct ExternStates;
+  std::shared_ptr<ExternStates> states_;
+  void make_extern_states();
   // Activation arenas not in use by a run. Zeroed, 64-byte aligned, long-lived: a large arena is
   // a fresh mapping, so its pages cost nothing until a run touches them. One is made up front; a
   // run that finds none free (another thread is running) makes another, kept for later runs.

@@ -56,6 +56,12 @@ void register_implementation(ops::OpCode op, topi::OpImpl impl) {
   extra()[op].push_back(std::move(impl));
 }
 
+bool is_topi(ops::OpCode op, const std::string& name) {
+  for (const topi::OpImpl& i : topi::implementations(op))
+    if (i.name == name) return true;
+  return false;
+}
+
 std::vector<const topi::OpImpl*> implementations(ops::OpCode op) {
   std::vector<const topi::OpImpl*> out;
   for (const topi::OpImpl& i : topi::implementations(op)) out.push_back(&i);

@@ -125,7 +125,7 @@ class Lowerer {
       bufs.push_back(buffers_.at(is));
     }
     bufs.push_back(buffers_.at(st));
-    return tir::extern_call(op->extern_func, bufs, op->extern_args);
+    return tir::extern_call(op->extern_func, bufs, op->extern_args, op->extern_stateful);
   }
 
   Stmt emit_compute(Stage* st) {

@@ -113,4 +113,13 @@ Tensor extern_op(std::string name, Shape shape, DType dtype, std::vector<Tensor>
   return Tensor(n);
 }
 
+Tensor stateful_extern_op(std::string name, Shape shape, DType dtype, std::vector<Tensor> inputs, std::string func,
+                          std::vector<int64_t> attrs) {
+  std::vector<Expr> args;
+  for (int64_t a : attrs) args.push_back(tir::int_imm(a));
+  Tensor t = extern_op(std::move(name), std::move(shape), dtype, std::move(inputs), std::move(func), std::move(args));
+  const_cast<OperationNode*>(t.op().get())->extern_stateful = true;  // just made, not yet shared
+  return t;
+}
+
 }  // namespace sy::te

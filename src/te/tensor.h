@@ -34,6 +34,7 @@ struct OperationNode : tir::ProducerNode {
   std::vector<Operation> extern_inputs;  // Extern: tensors passed (in order) before the output
   std::string extern_func;               // Extern: C symbol, called as func(inputs..., output, args...)
   std::vector<Expr> extern_args;         // Extern: scalar arguments after the buffers
+  bool extern_stateful = false;          // Extern: a stateful site (see stateful_extern_op)
 
   const std::string& producer_name() const override { return name; }
   const Shape& producer_shape() const override { return shape; }
@@ -98,5 +99,11 @@ Expr reduce_min(Expr source, std::vector<IterVar> axes);
 // an int32_t fault code (codegen::KernelFault, 0 when none), which the kernel returns.
 Tensor extern_op(std::string name, Shape shape, DType dtype, std::vector<Tensor> inputs, std::string func,
                  std::vector<Expr> args = {});
+// A stateful extern stage (include/switchyard/extern_abi.h): func names a stateful extern
+// (strategy::register_stateful_extern); each call site gets a state made once from the buffers'
+// shapes, the constants among them and the integer attributes `attrs`, and every run calls its
+// run function with the buffers (inputs..., output).
+Tensor stateful_extern_op(std::string name, Shape shape, DType dtype, std::vector<Tensor> inputs, std::string func,
+                          std::vector<int64_t> attrs);
 
 }  // namespace sy::te

@@ -122,7 +122,7 @@ class Printer {
         out << pad << "}\n";
         break;
       case StmtKind::ExternCall: {
-        out << pad << "call " << s->func << "(";
+        out << pad << (s->stateful ? "call stateful " : "call ") << s->func << "(";
         bool first = true;
         for (const auto& b : s->buffers) {
           out << (first ? "" : ", ") << names.name(b.get(), b->name);

@@ -82,8 +82,9 @@ Stmt allocate(Buffer b, Stmt body) {
   return n;
 }
 
-Stmt extern_call(std::string func, std::vector<Buffer> buffers, std::vector<Expr> scalar_args) {
+Stmt extern_call(std::string func, std::vector<Buffer> buffers, std::vector<Expr> scalar_args, bool stateful) {
   auto n = std::make_shared<StmtNode>(StmtKind::ExternCall);
+  n->stateful = stateful;
   n->func = std::move(func);
   n->buffers = std::move(buffers);
   n->scalar_args = std::move(scalar_args);

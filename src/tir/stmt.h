@@ -31,7 +31,9 @@ struct StmtNode {
   std::vector<Stmt> seq;      // Seq
   std::string func;           // ExternCall: C symbol called as func(buffers..., scalar args...)
   std::vector<Buffer> buffers;    // ExternCall
-  std::vector<Expr> scalar_args;  // ExternCall
+  std::vector<Expr> scalar_args;  // ExternCall (stateful: integer constants, the site's attributes)
+  bool stateful = false;          // ExternCall: func is a stateful extern (extern_abi.h), called as
+                                  // run(state, buffers) with the call site's state
 };
 
 Stmt for_loop(Expr var, Expr min, Expr extent, ForKind kind, Stmt body);
@@ -40,7 +42,7 @@ Stmt seq(std::vector<Stmt> stmts);  // flattens nested sequences; one statement 
 Stmt if_then_else(Expr cond, Stmt then_body, Stmt else_body = nullptr);
 Stmt let_stmt(Expr var, Expr value, Stmt body);
 Stmt allocate(Buffer b, Stmt body);
-Stmt extern_call(std::string func, std::vector<Buffer> buffers, std::vector<Expr> scalar_args);
+Stmt extern_call(std::string func, std::vector<Buffer> buffers, std::vector<Expr> scalar_args, bool stateful = false);
 Stmt no_op();  // an empty sequence
 
 bool is_no_op(const Stmt& s);

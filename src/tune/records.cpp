@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "codegen/c/compiler.h"
+#include "strategy/externs.h"
 #include "support/error.h"
 #include "switchyard/version.h"
 #include "tune/task.h"
@@ -32,7 +33,9 @@ std::optional<Outcome> outcome_from_name(const std::string& s) {
 std::map<std::string, std::string> current_validators() {
   return {{"switchyard", SWITCHYARD_VERSION},
           {"schedules", strategy::kScheduleVersion},
-          {"cc", codegen::compiler_identity()}};
+          {"cc", codegen::compiler_identity()},
+          // Which extern libraries (and versions) the build has: a record may choose one.
+          {"libraries", strategy::extern_libraries()}};
 }
 
 std::string to_json_line(const Record& r) {

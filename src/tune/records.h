@@ -45,7 +45,8 @@ struct Record {
 };
 
 // What this build would write: Switchyard's version, the schedules' version
-// (strategy::kScheduleVersion) and the C compiler's identity.
+// (strategy::kScheduleVersion), the C compiler's identity and the extern libraries' versions
+// (strategy::extern_libraries).
 std::map<std::string, std::string> current_validators();
 
 std::string to_json_line(const Record& r);

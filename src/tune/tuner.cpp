@@ -8,6 +8,7 @@
 #include <memory>
 #include <set>
 
+#include "strategy/strategy.h"
 #include "support/error.h"
 #include "target/host.h"
 #include "tune/records.h"
@@ -56,6 +57,11 @@ TuneSummary tune(const ir::Module& m, const target::Target& t, const std::string
   std::vector<Task*> todo;
   for (Task& task : all) {
     if (!in_shard(task.key, opts.shard, opts.shards)) continue;
+    if (!opts.externs) {
+      const ir::CallNode* anchor = strategy::anchor_of(*task.planned->as<ir::FunctionNode>());
+      std::erase_if(task.implementations, [&](const std::string& n) { return !strategy::is_topi(anchor->op, n); });
+      if (task.implementations.empty()) continue;
+    }
     if (task.implementations.size() <= 1) {
       // One implementation: something to choose only if its schedule has knobs.
       Search probe(task, t, SearchKind::Guided, 0);

@@ -44,19 +44,25 @@ const ir::CallNode* conv_call(const ir::Module& m) {
 TEST(Strategy, ConvImplementationsApplyAsDocumented) {
   const target::Target& t = target::host();
   ir::Module pw = conv_block({1, 64, 14, 14}, {32, 64, 1, 1}, conv(1, 0));
+  // topi's own implementations (extern ones the build registers come after them, at priority 0).
+  auto native_only = [](const strategy::Applicable& a) {
+    std::vector<std::string> names;
+    for (const auto& e : a.entries)
+      for (const topi::OpImpl& i : topi::implementations(OpCode::Conv2d))
+        if (i.name == e.impl->name) names.push_back(i.name);
+    return names;
+  };
   strategy::Applicable a = strategy::applicable(*conv_call(pw), t);
-  std::vector<std::string> order;
-  for (const auto& e : a.entries) order.push_back(e.impl->name);
-  EXPECT_EQ(order, (std::vector<std::string>{"conv2d.flat", "conv2d.blocked", "conv2d.rows"}));
+  EXPECT_EQ(native_only(a), (std::vector<std::string>{"conv2d.flat", "conv2d.blocked", "conv2d.rows"}));
+  for (const auto& e : a.entries) EXPECT_TRUE(e.priority > 0 || e.impl->name.find("onednn") != std::string::npos) << e.impl->name;
   ASSERT_EQ(a.rejected.size(), 2u);
   EXPECT_EQ(a.rejected[0].first, "conv2d.depthwise");
   EXPECT_EQ(a.rejected[1].first, "conv2d.direct");
 
   ir::Module dw = conv_block({1, 32, 14, 14}, {32, 1, 3, 3}, conv(1, 1, 32));
   a = strategy::applicable(*conv_call(dw), t);
-  ASSERT_EQ(a.entries.size(), 2u);
+  EXPECT_EQ(native_only(a), (std::vector<std::string>{"conv2d.depthwise", "conv2d.direct"}));
   EXPECT_EQ(a.entries[0].impl->name, "conv2d.depthwise");
-  EXPECT_EQ(a.entries[1].impl->name, "conv2d.direct");
   EXPECT_THROW(strategy::require(*conv_call(dw), t, "conv2d.flat"), Error);
   EXPECT_THROW(strategy::require(*conv_call(dw), t, "conv2d.nonesuch"), Error);
 }

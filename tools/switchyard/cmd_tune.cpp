@@ -10,6 +10,7 @@
 
 #include "backend_selection.h"
 #include "cli_common.h"
+#include "strategy/externs.h"
 #include "support/error.h"
 #include "target/target.h"
 #include "tune/records.h"
@@ -24,6 +25,7 @@ struct TuneArgs {
   std::string target = "cpu";
   std::string output;
   int trials = 12;
+  bool no_externs = false;
   double budget = 840;
   std::string search = "guided";
   std::string shard = "1/1";
@@ -54,6 +56,7 @@ int run_tune(const TuneArgs& a) {
   if (tgt.kind != target::Kind::Cpu) throw Error("tune needs a cpu target, not '" + tgt.str() + "'");
   tune::TuneOptions o;
   o.trials = a.trials;
+  o.externs = !a.no_externs;
   o.time_budget_s = a.budget;
   o.search = a.search == "random" ? tune::SearchKind::Random : tune::SearchKind::Guided;
   {
@@ -70,7 +73,11 @@ int run_tune(const TuneArgs& a) {
   progress.show("finding the tasks...");
   std::cout << "tuning " << a.model << " for " << tgt.str() << "\n"
             << "  " << a.trials << " candidates per task at most, time budget " << mmss(a.budget) << ", search "
-            << a.search << (o.shards > 1 ? ", shard " + a.shard : "") << "; records: " << a.output << "\n";
+            << a.search << (o.shards > 1 ? ", shard " + a.shard : "") << "; records: " << a.output << "\n"
+            << "  extern implementations: "
+            << (a.no_externs ? "none (--no-externs)"
+                             : strategy::extern_libraries().empty() ? "none in this build" : strategy::extern_libraries())
+            << "\n";
   std::cout.flush();
   tune::TuneSummary s = tune::tune(m, tgt, a.output, o, [&](const tune::TuneProgress& p) {
     if (p.task_done) {
@@ -158,6 +165,8 @@ Command add_tune_command(CLI::App& root) {
       ->check(CLI::IsMember({"guided", "random"}));
   c->add_option("--shard", args->shard, "K/N: tune only shard K of N (by workload key); merge the shards' files")
       ->capture_default_str();
+  c->add_flag("--no-externs", args->no_externs,
+              "candidates are Switchyard's own implementations only (no library's extern implementation)");
   c->add_option("--threads", args->threads, "threads a candidate runs on (0: the target's cores)")->capture_default_str();
   c->add_option("--timeout", args->timeout, "seconds per candidate (build included) before it is killed")
       ->capture_default_str()

@@ -35,6 +35,7 @@ std::string kernel_fault_message(int32_t code) {
     case kKernelOk: return "";
     case kFaultIntDivZero: return "integer division or modulo by zero";
     case kFaultIndexOutOfRange: return "an index read from the data is out of range";
+    case kFaultExtern: return "an extern library call failed";
   }
   return "failed (code " + std::to_string(code) + ")";
 }
@@ -148,6 +149,8 @@ class FuncGen {
       if (s->kind == StmtKind::ExternCall)
         for (const auto& b : s->buffers) written.insert(b.get());
     });
+    bool has_sites = false;
+    visit_stmt(f_.body, [&](const Stmt& s) { has_sites |= s->kind == StmtKind::ExternCall && s->stateful; });
     std::ostringstream sig, unpack;
     for (size_t i = 0; i < f_.params.size(); ++i) {
       const Buffer& b = f_.params[i];
@@ -168,13 +171,19 @@ class FuncGen {
       });
     });
     out_ << "static void " << (data_select ? "__attribute__((optimize(\"no-tree-loop-if-convert\"))) " : "")
-         << f_.name << "_body(int* restrict sy_fault" << sig.str() << ") {\n";
+         << f_.name << "_body(int* restrict sy_fault" << sig.str() << (has_sites ? ", void* const* restrict sy_states" : "")
+         << ") {\n";
     stmt(f_.body, 1);
     out_ << "}\n\n";
+    // The states of stateful extern sites follow the buffers in args (see extern_abi.h).
     out_ << "int32_t " << f_.name << "(void* const* args) {\n";
-    out_ << "  int fault = 0;\n  " << f_.name << "_body(&fault" << unpack.str() << ");\n  return fault;\n}\n";
+    out_ << "  int fault = 0;\n  " << f_.name << "_body(&fault" << unpack.str()
+         << (has_sites ? ", args + " + std::to_string(f_.params.size()) : "") << ");\n  return fault;\n}\n";
     return out_.str();
   }
+
+  // One line per stateful extern site, in state order (parsed by Module, see module.h).
+  const std::string& sites() const { return sites_; }
 
  private:
   std::string pad(int n) { return std::string(static_cast<size_t>(n) * 2, ' '); }
@@ -335,6 +344,10 @@ class FuncGen {
         break;
       }
       case StmtKind::ExternCall: {
+        if (s->stateful) {
+          stateful_call(s, ind);
+          break;
+        }
         auto it = externs_.find(s->func);
         if (it == externs_.end()) {
           it = externs_.emplace(s->func, extern_names_.size()).first;
@@ -356,6 +369,38 @@ class FuncGen {
         break;
       }
     }
+  }
+
+  // run(sy_states[j], {buffers...}) for the j-th stateful site, described in sites_ as
+  // "func buffer... attrs": buffer = PARAM:DTYPE:D0xD1... (PARAM -1 for a kernel temporary),
+  // attrs = comma-separated integers or "-".
+  void stateful_call(const Stmt& s, int ind) {
+    auto it = externs_.find(s->func);
+    if (it == externs_.end()) {
+      it = externs_.emplace(s->func, extern_names_.size()).first;
+      extern_names_.push_back(s->func);
+    }
+    const size_t site = num_sites_++;
+    std::string line = s->func, ptrs;
+    for (const auto& b : s->buffers) {
+      int param = -1;
+      for (size_t i = 0; i < f_.params.size(); ++i)
+        if (f_.params[i].get() == b.get()) param = static_cast<int>(i);
+      line.append(" ").append(std::to_string(param)).append(":").append(std::to_string(static_cast<int>(b->dtype))).append(":");
+      for (size_t d = 0; d < b->shape.size(); ++d) line.append(d ? "x" : "").append(std::to_string(b->shape[d]));
+      ptrs.append(ptrs.empty() ? "(void*)" : ", (void*)").append(names_.name(b.get(), b->name));
+    }
+    std::string attrs;
+    for (const auto& a : s->scalar_args) {
+      int64_t v = 0;
+      if (!is_int_const(a, &v)) throw Error("codegen: the attributes of stateful extern " + s->func + " must be integer constants");
+      attrs.append(attrs.empty() ? "" : ",").append(std::to_string(v));
+    }
+    line.append(" ").append(attrs.empty() ? std::string("-") : attrs);
+    sites_ += (sites_.empty() ? "" : "\\n") + line;
+    out_ << pad(ind) << "{\n" << pad(ind + 1) << "void* sy_b[] = {" << ptrs << "};\n";
+    out_ << pad(ind + 1) << "sy_note_fault(sy_fault, ((int32_t (*)(void*, void* const*))sy_extern_ptrs[" << it->second
+         << "])(sy_states[" << site << "], sy_b));  /* " << s->func << " */\n" << pad(ind) << "}\n";
   }
 
   // { T acc = B[idx]; omp simd reduction(op:acc) for (...) [if (c)] acc = acc op e; B[idx] = acc; }
@@ -388,6 +433,8 @@ class FuncGen {
   const CSourceOptions& opts_;
   NameTable names_;
   std::map<std::string, size_t>& externs_;
+  std::string sites_;
+  size_t num_sites_ = 0;
   std::vector<std::string>& extern_names_;
   RangeMap ranges_;
   std::ostringstream out_;
@@ -410,7 +457,12 @@ std::string generate_c(const std::vector<tir::PrimFunc>& funcs, const CSourceOpt
   std::map<std::string, size_t> externs;
   std::vector<std::string> extern_names;
   std::string bodies;
-  for (const auto& f : funcs) bodies.append("\n").append(FuncGen(f, opts, externs, extern_names).run());
+  std::vector<std::string> sites;
+  for (const auto& f : funcs) {
+    FuncGen g(f, opts, externs, extern_names);
+    bodies.append("\n").append(g.run());
+    sites.push_back(g.sites());
+  }
   std::ostringstream os;
   os << "#define SY_FAULT_INT_DIV_ZERO " << kFaultIntDivZero << "\n#define SY_FAULT_INDEX_OUT_OF_RANGE "
      << kFaultIndexOutOfRange << "\n" << kPreamble << "\n";
@@ -425,6 +477,9 @@ std::string generate_c(const std::vector<tir::PrimFunc>& funcs, const CSourceOpt
   if (funcs.empty()) os << "0";
   os << "};\nconst int32_t sy_kernel_num_args[" << (funcs.empty() ? 1 : funcs.size()) << "] = {";
   for (size_t i = 0; i < funcs.size(); ++i) os << (i ? ", " : "") << funcs[i].params.size();
+  if (funcs.empty()) os << "0";
+  os << "};\nconst char* const sy_kernel_sites[" << (funcs.empty() ? 1 : funcs.size()) << "] = {";
+  for (size_t i = 0; i < funcs.size(); ++i) os << (i ? ", " : "") << "\"" << sites[i] << "\"";
   if (funcs.empty()) os << "0";
   os << "};\nconst int32_t sy_kernel_count = " << funcs.size() << ";\n";
   os << bodies;

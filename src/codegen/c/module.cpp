@@ -21,6 +21,48 @@ T* symbol(void* h, const char* name, const std::string& path) {
   return static_cast<T*>(p);
 }
 
+// The site table's lines (c_generator.cpp's stateful_call writes them).
+std::vector<ExternSite> parse_sites(const char* text, const std::string& path) {
+  std::vector<ExternSite> out;
+  if (!text) return out;
+  auto bad = [&](const std::string& line) {
+    return Error("codegen: module " + path + " has a malformed extern site '" + line + "'");
+  };
+  auto ints = [&](const std::string& s, char sep, const std::string& line) {
+    std::vector<int64_t> v;
+    if (s.empty() || s == "-") return v;
+    std::istringstream is(s);
+    std::string tok;
+    while (std::getline(is, tok, sep)) {
+      char* end = nullptr;
+      const long long x = std::strtoll(tok.c_str(), &end, 10);
+      if (tok.empty() || *end) throw bad(line);
+      v.push_back(x);
+    }
+    return v;
+  };
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    std::istringstream is(line);
+    std::vector<std::string> words;
+    for (std::string w; is >> w;) words.push_back(w);
+    if (words.size() < 3) throw bad(line);
+    ExternSite s;
+    s.func = words[0];
+    for (size_t i = 1; i + 1 < words.size(); ++i) {
+      const size_t a = words[i].find(':'), b = words[i].find(':', a + 1);
+      if (a == std::string::npos || b == std::string::npos) throw bad(line);
+      std::vector<int64_t> p = ints(words[i].substr(0, a), ',', line), d = ints(words[i].substr(a + 1, b - a - 1), ',', line);
+      if (p.size() != 1 || d.size() != 1) throw bad(line);
+      s.buffers.push_back({static_cast<int>(p[0]), static_cast<int>(d[0]), ints(words[i].substr(b + 1), 'x', line)});
+    }
+    s.attrs = ints(words.back(), ',', line);
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::shared_ptr<Module> Module::load(const std::string& so_path, const ExternSymbols& externs, std::string generated_c) {
@@ -64,9 +106,12 @@ void Module::open(const ExternSymbols& externs) {
   const int32_t nk = *symbol<const int32_t>(handle_, "sy_kernel_count", path_);
   auto* names = symbol<const char* const>(handle_, "sy_kernel_names", path_);
   auto* nargs = symbol<const int32_t>(handle_, "sy_kernel_num_args", path_);
+  // Libraries built before stateful externs have no site table: no kernel has sites.
+  auto* site_text = reinterpret_cast<const char* const*>(dlsym(handle_, "sy_kernel_sites"));
   for (int32_t i = 0; i < nk; ++i) {
     kernel_names_.push_back(names[i]);
     num_args_.push_back(nargs[i]);
+    sites_.push_back(site_text ? parse_sites(site_text[i], path_) : std::vector<ExternSite>{});
   }
   const int32_t ne = *symbol<const int32_t>(handle_, "sy_extern_count", path_);
   auto* enames = symbol<const char* const>(handle_, "sy_extern_names", path_);
@@ -93,6 +138,12 @@ bool Module::has_kernel(const std::string& name) const {
   return false;
 }
 
+const std::vector<ExternSite>& Module::sites(const std::string& name) const {
+  for (size_t i = 0; i < kernel_names_.size(); ++i)
+    if (kernel_names_[i] == name) return sites_[i];
+  throw Error("codegen: module " + path_ + " has no kernel " + name);
+}
+
 int Module::num_args(const std::string& name) const {
   for (size_t i = 0; i < kernel_names_.size(); ++i)
     if (kernel_names_[i] == name) return num_args_[i];
@@ -110,6 +161,7 @@ void Module::call(const std::string& name, const std::vector<void*>& args) const
   const int n = num_args(name);
   if (static_cast<int>(args.size()) != n)
     throw Error("codegen: kernel " + name + " takes " + std::to_string(n) + " buffers, got " + std::to_string(args.size()));
+  if (!sites(name).empty()) throw Error("codegen: kernel " + name + " has stateful extern calls: run it from an executable");
   const int32_t rc = get(name)(args.data());
   if (rc != 0) throw Error("codegen: kernel " + name + " failed with code " + std::to_string(rc));
 }

@@ -14,6 +14,19 @@ using PackedKernel = int32_t (*)(void* const* args);
 // itself, then in the process (dlsym RTLD_DEFAULT).
 using ExternSymbols = std::map<std::string, void*>;
 
+// A stateful extern call site of a kernel (include/switchyard/extern_abi.h), as the generated
+// library describes it: the kernel's state j belongs to its site j.
+struct ExternSite {
+  std::string func;  // the stateful extern's name
+  struct Buffer {
+    int param = -1;  // the kernel argument passed (index into its args), -1 for a kernel temporary
+    int dtype = 0;   // sy::DType
+    std::vector<int64_t> shape;
+  };
+  std::vector<Buffer> buffers;  // inputs..., output
+  std::vector<int64_t> attrs;
+};
+
 class Module {
  public:
   // Opens the library at path (kept open until the module is destroyed). dlopen shares one copy
@@ -31,7 +44,10 @@ class Module {
   // The kernel's entry point; sy::Error if there is no such kernel.
   PackedKernel get(const std::string& name) const;
   int num_args(const std::string& name) const;
-  // Calls a kernel; sy::Error if the argument count is wrong or the kernel reports failure.
+  // The kernel's stateful extern sites: their states follow its num_args buffers in args.
+  const std::vector<ExternSite>& sites(const std::string& name) const;
+  // Calls a kernel without stateful sites; sy::Error if the argument count is wrong, the kernel
+  // has sites, or it reports failure.
   void call(const std::string& name, const std::vector<void*>& args) const;
 
   const std::string& generated_c() const { return generated_c_; }  // empty if loaded from bytes
@@ -47,6 +63,7 @@ class Module {
   std::string generated_c_;
   std::vector<std::string> kernel_names_;
   std::vector<int> num_args_;
+  std::vector<std::vector<ExternSite>> sites_;
 };
 
 }  // namespace sy::codegen

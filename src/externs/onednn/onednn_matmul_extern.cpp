@@ -1,0 +1,159 @@
+// dense and matmul through oneDNN's matmul primitive as extern implementations: the primitive is
+// made once per call site (at load); a constant weight (dense's packed weight, a matmul's constant
+// right operand) is reordered once into the primitive's layout.
+#include <memory>
+#include <stdexcept>
+#include <unordered_map>
+
+#include "codegen/c/c_generator.h"
+#include "externs/onednn/onednn_extern_util.h"
+#include "externs/onednn/onednn_externs.h"
+#include "strategy/externs.h"
+#include "strategy/strategy.h"
+#include "te/tensor.h"
+
+namespace sy::externs::onednn {
+
+namespace {
+
+using dnnl::memory;
+using tag = memory::format_tag;
+
+// attrs: weight block (dense: its packed weight's block; 0: matmul's plain right operand).
+struct MatMul {
+  dnnl::matmul prim;
+  memory::desc a, b_user, b, c, bias;
+  memory weights;
+  dnnl::reorder b_reorder;
+  bool has_bias = false, const_b = false;
+};
+
+// Dims of a row-major tensor as oneDNN matmul wants them: rank 2 or 3 (batch dims folded).
+memory::dims as_matmul(const memory::dims& d, int rank) {
+  if (rank == 2) {
+    int64_t rows = 1;
+    for (size_t i = 0; i + 1 < d.size(); ++i) rows *= d[i];
+    return {rows, d.back()};
+  }
+  int64_t batch = 1;
+  for (size_t i = 0; i + 2 < d.size(); ++i) batch *= d[i];
+  return {batch, d[d.size() - 2], d.back()};
+}
+
+memory::desc plain(const memory::dims& d) {
+  return memory::desc(d, memory::data_type::f32, d.size() == 2 ? tag::ab : tag::abc);
+}
+
+void* matmul_init(const sy_extern_site* s, char* err, size_t err_size) {
+  return init_or_explain(err, err_size, [&]() -> void* {
+    if (s->num_attrs != 1 || (s->num_buffers != 3 && s->num_buffers != 4)) throw std::runtime_error("matmul: unexpected site");
+    auto m = std::make_unique<MatMul>();
+    const int64_t block = s->attrs[0];
+    m->has_bias = s->num_buffers == 4;
+    const int out = s->num_buffers - 1;
+    const memory::dims x = dims_of(*s, 0), w = dims_of(*s, 1), y = dims_of(*s, out);
+    memory::dims ad, bd, cd;
+    std::vector<float> unpacked;
+    const void* wconst = s->constants[1];
+    if (block > 0) {  // dense: x [..., K] . W^T with W packed [ceil(N/B), K, B]
+      const int64_t K = x.back(), N = y.back();
+      ad = as_matmul(x, 2);
+      cd = as_matmul(y, 2);
+      bd = {K, N};
+      // W [N, K] row-major is B [K, N] with strides (1, K).
+      m->b_user = memory::desc(bd, memory::data_type::f32, tag::ba);
+      if (!wconst) throw std::runtime_error("dense: a packed weight must be a constant");
+      unpacked = unpack_rows(static_cast<const float*>(wconst), N, K, block);
+      wconst = unpacked.data();
+    } else {  // matmul: same-rank operands, batch dims equal or 1 in B
+      const int rank = x.size() > 2 ? 3 : 2;
+      ad = as_matmul(x, rank);
+      bd = as_matmul(w, rank);
+      cd = as_matmul(y, rank);
+      m->b_user = plain(bd);
+    }
+    m->a = plain(ad);
+    m->c = plain(cd);
+    m->b = memory::desc(bd, memory::data_type::f32, wconst ? tag::any : (bd.size() == 2 ? tag::ab : tag::abc));
+    if (m->has_bias) {
+      memory::dims bias(cd.size(), 1);
+      bias.back() = cd.back();
+      m->bias = plain(bias);
+    }
+    dnnl::matmul::desc d = m->has_bias ? dnnl::matmul::desc(m->a, m->b, m->bias, m->c) : dnnl::matmul::desc(m->a, m->b, m->c);
+    dnnl::matmul::primitive_desc pd(d, cpu_engine());
+    m->prim = dnnl::matmul(pd);
+    m->b = pd.weights_desc();
+    m->const_b = wconst != nullptr;
+    if (m->const_b) {
+      m->weights = memory(m->b, cpu_engine());
+      memory user(m->b_user, cpu_engine(), const_cast<void*>(wconst));
+      dnnl::stream st(cpu_engine());
+      dnnl::reorder(user, m->weights).execute(st, user, m->weights);
+      st.wait();
+    }
+    return m.release();
+  });
+}
+
+int32_t matmul_run(void* state, void* const* b) {
+  const MatMul& m = *static_cast<const MatMul*>(state);
+  try {
+    dnnl::engine& e = cpu_engine();
+    dnnl::stream st(e);
+    const int out = m.has_bias ? 3 : 2;
+    std::unordered_map<int, memory> args{{DNNL_ARG_SRC, memory(m.a, e, b[0])},
+                                         {DNNL_ARG_WEIGHTS, m.const_b ? m.weights : memory(m.b, e, b[1])},
+                                         {DNNL_ARG_DST, memory(m.c, e, b[out])}};
+    if (m.has_bias) args.emplace(DNNL_ARG_BIAS, memory(m.bias, e, b[2]));
+    m.prim.execute(st, args);
+    st.wait();
+  } catch (const std::exception&) {
+    return codegen::kFaultExtern;
+  }
+  return 0;
+}
+
+void matmul_destroy(void* state) { delete static_cast<MatMul*>(state); }
+
+const ir::TypeNode& type_of(const ir::Expr& e) { return ir::as_tensor(e->type); }
+
+std::string why_not_dense(const ir::CallNode& c) {
+  if (type_of(c.args[0]).dtype != DType::f32) return "not f32";
+  if (type_of(c.args[1]).shape.size() != 3) return "the weight is not a packed constant";
+  return "";
+}
+
+// oneDNN's matmul broadcasts batch dims of B only; both operands of rank >= 2.
+std::string why_not_matmul(const ir::CallNode& c) {
+  const ir::TypeNode &a = type_of(c.args[0]), &b = type_of(c.args[1]);
+  if (a.dtype != DType::f32 || b.dtype != DType::f32) return "not f32";
+  if (a.shape.size() < 2 || a.shape.size() != b.shape.size()) return "operands of different ranks or vectors";
+  int64_t bb = 1;
+  for (size_t i = 0; i + 2 < b.shape.size(); ++i) bb *= b.shape[i];
+  for (size_t i = 0; i + 2 < a.shape.size(); ++i)
+    if (a.shape[i] != b.shape[i] && bb != 1) return "batch dims broadcast in a way oneDNN's matmul does not";
+  return "";
+}
+
+}  // namespace
+
+void register_matmul() {
+  strategy::register_stateful_extern("sy_onednn_matmul", {matmul_init, matmul_run, matmul_destroy, library_version()});
+  auto add = [](ops::OpCode op, const char* name, std::string (*why)(const ir::CallNode&), bool dense) {
+    topi::OpImpl impl;
+    impl.name = name;
+    impl.compute = [dense](const ir::CallNode& c, const std::vector<te::Tensor>& in) {
+      const int64_t block = dense ? type_of(c.args[1]).shape[2] : 0;
+      return std::vector<te::Tensor>{te::stateful_extern_op(dense ? "dense_onednn" : "matmul_onednn", ir::as_tensor(c.type).shape,
+                                                            DType::f32, in, "sy_onednn_matmul", {block})};
+    };
+    impl.why_not = [why](const ir::CallNode& c, const target::Target&) { return why(c); };
+    impl.priority = [](const ir::CallNode&, const target::Target&) { return 0; };
+    strategy::register_implementation(op, std::move(impl));
+  };
+  add(ops::OpCode::Dense, "dense.onednn", why_not_dense, true);
+  add(ops::OpCode::MatMul, "matmul.onednn", why_not_matmul, false);
+}
+
+}  // namespace sy::externs::onednn

@@ -1,0 +1,45 @@
+// The extern function tables.
+#include "strategy/externs.h"
+
+#include <map>
+#include <set>
+
+#include "support/error.h"
+#include "topi/topi.h"
+
+namespace sy::strategy {
+
+namespace {
+std::map<std::string, StatefulExtern>& stateful() {
+  static auto* m = new std::map<std::string, StatefulExtern>;
+  return *m;
+}
+}  // namespace
+
+void register_stateful_extern(const std::string& name, StatefulExtern e) {
+  SY_CHECK(e.init && e.run && e.destroy) << "stateful extern " << name << " needs init, run and destroy";
+  SY_CHECK(!topi::extern_table().count(name) && stateful().emplace(name, std::move(e)).second)
+      << "extern " << name << " registered twice";
+}
+
+const StatefulExtern* find_stateful_extern(const std::string& name) {
+  auto it = stateful().find(name);
+  return it == stateful().end() ? nullptr : &it->second;
+}
+
+std::string extern_libraries() {
+  std::set<std::string> libs;
+  for (const auto& [name, e] : stateful())
+    if (!e.library.empty()) libs.insert(e.library);
+  std::string out;
+  for (const std::string& l : libs) out += (out.empty() ? "" : ", ") + l;
+  return out;
+}
+
+codegen::ExternSymbols extern_symbols() {
+  codegen::ExternSymbols out = topi::extern_table();
+  for (const auto& [name, e] : stateful()) out[name] = reinterpret_cast<void*>(e.run);
+  return out;
+}
+
+}  // namespace sy::strategy

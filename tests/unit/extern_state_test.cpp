@@ -1,0 +1,176 @@
+// Stateful extern call sites (include/switchyard/extern_abi.h): one state per call of a kernel,
+// made once when the executable is made, from the site's shapes and constant contents; run with
+// the call's buffers; destroyed with the executable; rebuilt when an artifact's library is loaded.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstring>
+#include <vector>
+
+#include "backends/reference/executor.h"
+#include "native/compile.h"
+#include "strategy/externs.h"
+#include "strategy/strategy.h"
+#include "target/host.h"
+#include "te/tensor.h"
+#include "topi_test_data.h"
+
+namespace sy {
+namespace {
+
+using ops::OpCode;
+
+std::atomic<int> inits{0}, runs{0}, destroys{0};
+
+// A dense whose weight the state holds unpacked (as a library keeps its own layout).
+struct TestDense {
+  int64_t M, N, K;
+  std::vector<float> w;  // [N, K]
+};
+
+void* test_init(const sy_extern_site* s, char* err, size_t n) {
+  if (s->num_buffers != 3 || s->num_attrs != 1 || !s->constants[1] || s->ranks[1] != 3) {
+    std::snprintf(err, n, "test dense: unexpected site");
+    return nullptr;
+  }
+  auto* d = new TestDense;
+  const int64_t B = s->attrs[0];
+  d->K = s->shapes[0][1];
+  d->M = s->shapes[0][0];
+  d->N = s->shapes[2][1];
+  EXPECT_EQ(s->shapes[1][2], B);
+  const float* p = static_cast<const float*>(s->constants[1]);
+  d->w.resize(static_cast<size_t>(d->N * d->K));
+  for (int64_t i = 0; i < d->N; ++i)
+    for (int64_t k = 0; k < d->K; ++k) d->w[static_cast<size_t>(i * d->K + k)] = p[((i / B) * d->K + k) * B + i % B];
+  ++inits;
+  return d;
+}
+
+int32_t test_run(void* state, void* const* b) {
+  const TestDense& d = *static_cast<const TestDense*>(state);
+  const float* x = static_cast<const float*>(b[0]);
+  float* y = static_cast<float*>(b[2]);
+  for (int64_t m = 0; m < d.M; ++m)
+    for (int64_t i = 0; i < d.N; ++i) {
+      float acc = 0;
+      for (int64_t k = 0; k < d.K; ++k) acc += x[m * d.K + k] * d.w[static_cast<size_t>(i * d.K + k)];
+      y[m * d.N + i] = acc;
+    }
+  ++runs;
+  return 0;
+}
+
+void test_destroy(void* state) {
+  delete static_cast<TestDense*>(state);
+  ++destroys;
+}
+
+void register_once() {
+  static bool done = [] {
+    strategy::register_stateful_extern("sy_test_dense", {test_init, test_run, test_destroy, "test 1.0"});
+    topi::OpImpl impl;
+    impl.name = "dense.test_state";
+    impl.compute = [](const ir::CallNode& c, const std::vector<te::Tensor>& in) {
+      const int64_t block = ir::as_tensor(c.args[1]->type).shape[2];
+      return std::vector<te::Tensor>{te::stateful_extern_op("dense_test", ir::as_tensor(c.type).shape, DType::f32, in,
+                                                            "sy_test_dense", {block})};
+    };
+    impl.why_not = [](const ir::CallNode& c, const target::Target&) -> std::string {
+      return ir::as_tensor(c.args[1]->type).shape.size() == 3 ? "" : "not packed";
+    };
+    impl.priority = [](const ir::CallNode&, const target::Target&) { return 0; };
+    strategy::register_implementation(OpCode::Dense, std::move(impl));
+    return true;
+  }();
+  (void)done;
+}
+
+// Two dense layers of one shape (one kernel, two calls, two weights), relu after each.
+ir::Module two_layers() {
+  ir::Expr x = ir::var("x", ir::tensor_type({3, 20}, DType::f32));
+  ir::Expr h = ir::call(OpCode::Relu, {ir::call(OpCode::Dense, {x, ir::constant(topitest::random(DType::f32, {20, 20}, -1, 1, 1))})});
+  ir::Expr y = ir::call(OpCode::Relu, {ir::call(OpCode::Dense, {h, ir::constant(topitest::random(DType::f32, {20, 20}, -1, 1, 2))})});
+  ir::Module m;
+  m.functions["main"] = ir::function({x}, y);
+  return m;
+}
+
+TEST(ExternState, OneStatePerCallMadeOnceRunEveryTimeDestroyedWithTheExecutable) {
+  register_once();
+  ir::Module m = two_layers();
+  Tensor x = topitest::random(DType::f32, {3, 20}, -1, 1, 3);
+  std::vector<Tensor> want = reference::run_module(m, {x}).value();
+  native::CompileOptions o;
+  o.chooser = [](const ir::FunctionNode&, const ir::CallNode& anchor, const target::Target&) {
+    std::optional<strategy::Choice> c;
+    if (anchor.op == OpCode::Dense) c = strategy::Choice{"dense.test_state", "", "forced by the test", true, {}};
+    return c;
+  };
+  const int i0 = inits, r0 = runs, d0 = destroys;
+  std::string library, generated;
+  ir::Module fused;
+  {
+    native::Compiled nc = native::compile_native(m, o);
+    ASSERT_EQ(nc.executable->plan().kernels.size(), 1u);  // both layers share the kernel
+    EXPECT_EQ(inits - i0, 2);                            // a state per call
+    EXPECT_NE(nc.generated_c.find("sy_states[0]"), std::string::npos);
+    for (int rep = 0; rep < 3; ++rep) {
+      std::vector<Tensor> got = nc.executable->run({x}, 0, nullptr);
+      for (int64_t i = 0; i < want[0].numel(); ++i)
+        ASSERT_NEAR(got[0].data<float>()[i], want[0].data<float>()[i], 1e-4) << "element " << i;
+    }
+    EXPECT_EQ(runs - r0, 6);
+    EXPECT_EQ(inits - i0, 2);  // not remade per run
+    library = nc.executable->library_bytes();
+    fused = nc.fused;
+    EXPECT_EQ(destroys - d0, 0);
+  }
+  EXPECT_EQ(destroys - d0, 2);
+  // An artifact's library: the sites are read back from it and the states made again at load.
+  auto ex = native::load_native(fused, library, target::host());
+  EXPECT_EQ(inits - i0, 4);
+  std::vector<Tensor> got = ex->run({x}, 0, nullptr);
+  for (int64_t i = 0; i < want[0].numel(); ++i) ASSERT_NEAR(got[0].data<float>()[i], want[0].data<float>()[i], 1e-4);
+  const auto& sites = ex->library()->sites(ex->plan().kernel_names[0]);
+  ASSERT_EQ(sites.size(), 1u);
+  EXPECT_EQ(sites[0].func, "sy_test_dense");
+  ASSERT_EQ(sites[0].buffers.size(), 3u);
+  EXPECT_EQ(sites[0].buffers[0].param, 0);
+  EXPECT_EQ(sites[0].buffers[1].param, 1);
+  EXPECT_EQ(sites[0].buffers[2].param, -1);  // the dense result is the kernel's temporary (relu follows)
+  EXPECT_EQ(sites[0].buffers[0].shape, (std::vector<int64_t>{3, 20}));
+}
+
+TEST(ExternState, AnInitFailureIsAnErrorNamingTheKernelAndTheExtern) {
+  register_once();
+  // A packed-rank weight that is not a constant (an input): the test extern's init refuses it.
+  ir::Expr x = ir::var("x", ir::tensor_type({3, 20}, DType::f32));
+  ir::Expr w = ir::var("w", ir::tensor_type({2, 20, 16}, DType::f32));
+  ir::Expr p = ir::var("p0", ir::tensor_type({3, 20}, DType::f32)), q = ir::var("p1", ir::tensor_type({2, 20, 16}, DType::f32));
+  ir::Expr body = std::make_shared<ir::CallNode>(ir::tensor_type({3, 20}, DType::f32), OpCode::Dense, nullptr,
+                                                 std::vector<ir::Expr>{p, q}, std::make_shared<const ir::NoAttrs>());
+  ir::FuncAttrs attrs{{"Primitive", "1"}};
+  ir::Module m;
+  m.functions["main"] = ir::function({x, w}, ir::call_function(ir::function({p, q}, body, attrs), {x, w}));
+  native::CompileOptions o;
+  o.chooser = [](const ir::FunctionNode&, const ir::CallNode&, const target::Target&) {
+    return std::optional<strategy::Choice>(strategy::Choice{"dense.test_state", "", "forced by the test", true, {}});
+  };
+  try {
+    native::compile_native(m, o);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("sy_test_dense: test dense: unexpected site"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ExternState, RegisteredLibrariesAreListedForTheValidators) {
+  register_once();
+  EXPECT_NE(strategy::extern_libraries().find("test 1.0"), std::string::npos);
+  EXPECT_TRUE(strategy::extern_symbols().count("sy_test_dense"));
+  EXPECT_ANY_THROW(strategy::register_stateful_extern("sy_test_dense", {test_init, test_run, test_destroy, ""}));
+}
+
+}  // namespace
+}  // namespace sy
