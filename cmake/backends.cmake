@@ -2,7 +2,7 @@
 # SY_BACKEND_<NAME>; when on, it builds src/backends/<name>/ (whose CMakeLists.txt defines the
 # static library sy_backend_<name> with `void sy::backends::register_<name>_backend(BackendRegistry&)`)
 # and lists it in the generated registration file. `sy_finish_backends()` writes that file and the
-# library switchyard_backends, which programs link to get every enabled backend.
+# library switchyard_backends, which programs link to get every enabled backend and extern.
 set(SY_ENABLED_BACKENDS "")
 set(SY_ENABLED_EXTERNS "")
 
@@ -73,13 +73,19 @@ const bool registered = (register_builtin_externs(), true);
 }
 }  // namespace sy::externs
 ")
-  add_library(switchyard_backends STATIC ${out})
-  target_link_libraries(switchyard_backends PUBLIC switchyard_core)
+  # The registration file is an object (not an archive member): every program linking
+  # switchyard_backends links it, so its static initializer (the externs' registration) runs
+  # even in a program that never asks the backend registry for anything.
+  add_library(sy_builtin_registration OBJECT ${out})
+  target_link_libraries(sy_builtin_registration PUBLIC switchyard_core)
+  set_target_properties(sy_builtin_registration PROPERTIES POSITION_INDEPENDENT_CODE ON)
+  add_library(switchyard_backends INTERFACE)
+  target_sources(switchyard_backends INTERFACE $<TARGET_OBJECTS:sy_builtin_registration>)
+  target_link_libraries(switchyard_backends INTERFACE switchyard_core)
   foreach(b IN LISTS SY_ENABLED_BACKENDS)
-    target_link_libraries(switchyard_backends PUBLIC sy_backend_${b})
+    target_link_libraries(switchyard_backends INTERFACE sy_backend_${b})
   endforeach()
   foreach(e IN LISTS SY_ENABLED_EXTERNS)
-    target_link_libraries(switchyard_backends PUBLIC sy_extern_${e})
+    target_link_libraries(switchyard_backends INTERFACE sy_extern_${e})
   endforeach()
-  set_target_properties(switchyard_backends PROPERTIES POSITION_INDEPENDENT_CODE ON)
 endfunction()

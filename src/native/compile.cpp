@@ -104,7 +104,19 @@ ir::Module fuse_for_native(const ir::Module& m) {
   return is_fused(m) ? m : passes::fuse_ops(passes::simplify_arith(passes::fold_constants(m)));
 }
 
-Compiled compile_native(const ir::Module& m, const CompileOptions& opts) {
+namespace {
+
+// A kernel whose choice a stateful extern's init refused (at the executable's making): its
+// planned function, and why.
+struct Refused {
+  ir::Expr fn;
+  std::string why;
+};
+struct RefusedKernel {
+  Refused refused;
+};
+
+Compiled compile_once(const ir::Module& m, const CompileOptions& opts, const std::vector<Refused>& refused) {
   auto say = [&](const std::string& s) {
     if (opts.progress) opts.progress(s);
   };
@@ -120,6 +132,18 @@ Compiled compile_native(const ir::Module& m, const CompileOptions& opts) {
   strategy::Chooser chooser = opts.chooser;
   if (!chooser)
     if (std::optional<uint64_t> seed = random_choices_seed()) chooser = random_chooser(*seed);
+  if (!refused.empty())
+    chooser = [inner = chooser, &refused](const ir::FunctionNode& fn, const ir::CallNode& anchor,
+                                          const target::Target& t) -> std::optional<strategy::Choice> {
+      const ir::Expr f = ir::function(fn.params, fn.body, fn.attrs);
+      for (const Refused& r : refused)
+        if (ir::structural_equal(f, r.fn)) {
+          std::optional<strategy::Choice> d = strategy::choose(fn, t, nullptr);
+          if (d) d->why += " (the chosen extern failed: " + r.why + ")";
+          return d;
+        }
+      return inner ? inner(fn, anchor, t) : std::nullopt;
+    };
   // Lower every distinct kernel; groups that fail are marked Fallback and the plan redone once.
   for (int attempt = 0; attempt < 2; ++attempt) {
     ir::Module packed = prepack(out.fused, tgt);
@@ -182,8 +206,31 @@ Compiled compile_native(const ir::Module& m, const CompileOptions& opts) {
   std::shared_ptr<codegen::Module> lib = funcs.empty() ? nullptr : codegen::build(funcs, bo);
   out.compile_seconds = since(t1);
   out.generated_c = lib ? lib->generated_c() : "";
-  out.executable = std::make_shared<Executable>(std::move(plan), std::move(lib), tgt);
+  try {
+    out.executable = std::make_shared<Executable>(plan, std::move(lib), tgt);
+  } catch (const ExternInitError& e) {
+    for (size_t k = 0; k < plan.kernel_names.size(); ++k)
+      if (plan.kernel_names[k] == e.kernel) throw RefusedKernel{{plan.kernels[k], e.what()}};
+    throw;
+  }
   return out;
+}
+
+}  // namespace
+
+Compiled compile_native(const ir::Module& m, const CompileOptions& opts) {
+  // A chosen extern that refuses its call site (e.g. a shape its library has no primitive for)
+  // is replaced by the default, said in the kernel's choice, as a record that does not lower is.
+  std::vector<Refused> refused;
+  for (;;) {
+    try {
+      return compile_once(m, opts, refused);
+    } catch (const RefusedKernel& r) {
+      for (const Refused& x : refused)
+        if (ir::structural_equal(x.fn, r.refused.fn)) throw Error(r.refused.why);  // the default refused too
+      refused.push_back(r.refused);
+    }
+  }
 }
 
 std::shared_ptr<Executable> load_native(const ir::Module& fused, const std::string& library_bytes,

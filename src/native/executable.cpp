@@ -15,6 +15,15 @@
 
 namespace sy::native {
 
+namespace {
+
+// Whether t is a tensor of v's shape and dtype; the type strings for messages.
+bool has_type_of(const Tensor& t, const Value& v) { return t.defined() && t.dtype() == v.dtype && t.shape() == v.shape; }
+std::string type_of(const Value& v) { return ir::type_str(ir::tensor_type(v.shape, v.dtype)); }
+std::string type_of(const Tensor& t) { return ir::type_str(ir::tensor_type(t.shape(), t.dtype())); }
+
+}  // namespace
+
 Executable::Executable(Plan plan, std::shared_ptr<codegen::Module> library, target::Target target)
     : plan_(std::move(plan)), library_(std::move(library)), target_(std::move(target)) {
   if (library_) cannot_run_ = target::cannot_run_here(target_, "the native kernels");
@@ -57,7 +66,12 @@ void Executable::make_extern_states() {
     const Call& c = plan_.calls[ci];
     if (c.external || c.fallback) continue;
     const std::vector<codegen::ExternSite>& sites = library_->sites(c.kernel);
+    if (sites.empty()) continue;
     if (!cannot_run_.empty()) continue;  // built for another CPU (to be saved): run() refuses it
+    const size_t nargs = c.inputs.size() + c.outputs.size();
+    if (library_->num_args(c.kernel) != static_cast<int>(nargs))
+      throw Error("kernel " + c.kernel + " takes " + std::to_string(library_->num_args(c.kernel)) +
+                  " buffers, the plan gives " + std::to_string(nargs));
     for (const codegen::ExternSite& site : sites) {
       const strategy::StatefulExtern* ext = strategy::find_stateful_extern(site.func);
       if (!ext)
@@ -67,28 +81,40 @@ void Executable::make_extern_states() {
       std::vector<const int64_t*> shapes;
       std::vector<const void*> constants;
       for (const codegen::ExternSite::Buffer& b : site.buffers) {
+        const void* data = nullptr;
+        if (b.param >= 0) {  // the site's view of a kernel argument must be the plan's value
+          if (static_cast<size_t>(b.param) >= nargs)
+            throw Error("kernel " + c.kernel + ": extern " + site.func + " reads argument " + std::to_string(b.param) +
+                        " of " + std::to_string(nargs));
+          const size_t p = static_cast<size_t>(b.param);
+          int v = p < c.inputs.size() ? c.inputs[p] : c.outputs[p - c.inputs.size()];
+          const Value& val = plan_.values[static_cast<size_t>(v)];  // a view has its own type
+          if (static_cast<int>(val.dtype) != b.dtype || val.shape != Shape(b.shape.begin(), b.shape.end()))
+            throw Error("kernel " + c.kernel + ": extern " + site.func + " argument " + std::to_string(b.param) +
+                        " does not have the plan's type " + type_of(val));
+          while (plan_.values[static_cast<size_t>(v)].alias_of >= 0) v = plan_.values[static_cast<size_t>(v)].alias_of;
+          const Value& root = plan_.values[static_cast<size_t>(v)];
+          if (root.kind == ValueKind::Constant) data = plan_.constants[static_cast<size_t>(root.index)].raw();
+        }
         dtypes.push_back(b.dtype);
         ranks.push_back(static_cast<int32_t>(b.shape.size()));
         shapes.push_back(b.shape.data());
-        const void* data = nullptr;
-        if (b.param >= 0 && static_cast<size_t>(b.param) < c.inputs.size()) {
-          int v = c.inputs[static_cast<size_t>(b.param)];
-          while (plan_.values[static_cast<size_t>(v)].alias_of >= 0) v = plan_.values[static_cast<size_t>(v)].alias_of;
-          const Value& val = plan_.values[static_cast<size_t>(v)];
-          if (val.kind == ValueKind::Constant) data = plan_.constants[static_cast<size_t>(val.index)].raw();
-        }
         constants.push_back(data);
       }
       sy_extern_site s{static_cast<int32_t>(site.buffers.size()), dtypes.data(), ranks.data(), shapes.data(),
                        constants.data(), static_cast<int32_t>(site.attrs.size()), site.attrs.data()};
       char err[512] = {0};
+      states_->per_call[ci].reserve(sites.size());
+      states_->handles[ci].reserve(sites.size());
       void* h = ext->init(&s, err, sizeof err);
-      if (!h) throw Error("kernel " + c.kernel + ": " + site.func + ": " + (err[0] ? err : "init failed"));
-      states_->per_call[ci].push_back({ext, h});
+      if (!h) throw ExternInitError(c.kernel, site.func + ": " + (err[0] ? err : "init failed"));
+      states_->per_call[ci].push_back({ext, h});  // reserved: cannot throw
       states_->handles[ci].push_back(h);
     }
   }
 }
+
+const std::vector<void*>& Executable::extern_states(size_t ci) const { return states_->handles.at(ci); }
 
 std::shared_ptr<uint8_t[]> Executable::take_arena() const {
   {
@@ -109,14 +135,6 @@ void Executable::give_back(std::shared_ptr<uint8_t[]> arena) const {
 
 std::string Executable::library_bytes() const { return library_ ? library_->so_bytes() : std::string(); }
 
-namespace {
-
-// Whether t is a tensor of v's shape and dtype; the type strings for messages.
-bool has_type_of(const Tensor& t, const Value& v) { return t.defined() && t.dtype() == v.dtype && t.shape() == v.shape; }
-std::string type_of(const Value& v) { return ir::type_str(ir::tensor_type(v.shape, v.dtype)); }
-std::string type_of(const Tensor& t) { return ir::type_str(ir::tensor_type(t.shape(), t.dtype())); }
-
-}  // namespace
 
 // A backend module's results are checked against the function's type before any kernel reads
 // them: a wrong count, shape or dtype is an error naming the region, never a wrong read.

@@ -11,6 +11,7 @@
 #include "codegen/c/module.h"
 #include "ir/module.h"
 #include "native/plan.h"
+#include "support/error.h"
 #include "target/target.h"
 
 namespace sy::native {
@@ -22,6 +23,13 @@ using ExternalRunner = std::function<std::vector<Tensor>(const std::string& symb
 struct CallTimes {
   std::vector<double> seconds;
   int runs = 0;
+};
+
+// A stateful extern's init refused a call site (executable.cpp): which kernel, and why.
+struct ExternInitError : Error {
+  ExternInitError(std::string kernel_name, const std::string& why)
+      : Error("kernel " + kernel_name + ": " + why), kernel(std::move(kernel_name)) {}
+  std::string kernel;
 };
 
 class Executable {
@@ -45,6 +53,9 @@ class Executable {
   // The library's bytes ("" when there is no generated kernel).
   std::string library_bytes() const;
   const codegen::Module* library() const { return library_.get(); }
+  // What call ci's kernel takes after its buffers: the states of its stateful extern sites (a
+  // caller that calls a kernel itself must append them).
+  const std::vector<void*>& extern_states(size_t ci) const;
 
  private:
   template <typename Resolve>

@@ -1,6 +1,7 @@
 // The extern function tables.
 #include "strategy/externs.h"
 
+#include <cctype>
 #include <map>
 #include <set>
 
@@ -18,6 +19,10 @@ std::map<std::string, StatefulExtern>& stateful() {
 
 void register_stateful_extern(const std::string& name, StatefulExtern e) {
   SY_CHECK(e.init && e.run && e.destroy) << "stateful extern " << name << " needs init, run and destroy";
+  // The name is a C identifier: generated code and the libraries' site tables carry it.
+  bool ident = !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0]));
+  for (char c : name) ident &= std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  SY_CHECK(ident) << "stateful extern name '" << name << "' is not a C identifier";
   SY_CHECK(!topi::extern_table().count(name) && stateful().emplace(name, std::move(e)).second)
       << "extern " << name << " registered twice";
 }

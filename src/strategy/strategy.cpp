@@ -56,10 +56,10 @@ void register_implementation(ops::OpCode op, topi::OpImpl impl) {
   extra()[op].push_back(std::move(impl));
 }
 
-bool is_topi(ops::OpCode op, const std::string& name) {
-  for (const topi::OpImpl& i : topi::implementations(op))
-    if (i.name == name) return true;
-  return false;
+std::string library_of(ops::OpCode op, const std::string& name) {
+  for (const topi::OpImpl* i : implementations(op))
+    if (i->name == name) return i->library;
+  return "";
 }
 
 std::vector<const topi::OpImpl*> implementations(ops::OpCode op) {

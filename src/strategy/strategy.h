@@ -38,8 +38,9 @@ const ir::CallNode* anchor_of(const ir::FunctionNode& fn);
 // name must be new for the op; call before the first compile (registration is not thread-safe).
 void register_implementation(ops::OpCode op, topi::OpImpl impl);
 
-// Whether op's implementation `name` is one of topi's (not registered from a library's folder).
-bool is_topi(ops::OpCode op, const std::string& name);
+// The library of op's implementation `name` (topi::OpImpl::library; "" for native code or an
+// unknown name).
+std::string library_of(ops::OpCode op, const std::string& name);
 
 // Every implementation of op: topi's, then the registered ones, in registration order.
 std::vector<const topi::OpImpl*> implementations(ops::OpCode op);

@@ -89,8 +89,9 @@ Expr sum(Expr source, std::vector<IterVar> axes) { return tir::reduce(tir::Reduc
 Expr reduce_max(Expr source, std::vector<IterVar> axes) { return tir::reduce(tir::ReduceKind::Max, std::move(source), std::move(axes)); }
 Expr reduce_min(Expr source, std::vector<IterVar> axes) { return tir::reduce(tir::ReduceKind::Min, std::move(source), std::move(axes)); }
 
-Tensor extern_op(std::string name, Shape shape, DType dtype, std::vector<Tensor> inputs, std::string func,
-                 std::vector<Expr> args) {
+namespace {
+Tensor make_extern(std::string name, Shape shape, DType dtype, std::vector<Tensor> inputs, std::string func,
+                   std::vector<Expr> args, bool stateful) {
   check_shape(shape, name);
   if (func.empty()) throw Error("te: extern stage " + name + " has no function name");
   for (char c : func)
@@ -110,16 +111,21 @@ Tensor extern_op(std::string name, Shape shape, DType dtype, std::vector<Tensor>
   }
   n->extern_func = std::move(func);
   n->extern_args = std::move(args);
+  n->extern_stateful = stateful;
   return Tensor(n);
+}
+}  // namespace
+
+Tensor extern_op(std::string name, Shape shape, DType dtype, std::vector<Tensor> inputs, std::string func,
+                 std::vector<Expr> args) {
+  return make_extern(std::move(name), std::move(shape), dtype, std::move(inputs), std::move(func), std::move(args), false);
 }
 
 Tensor stateful_extern_op(std::string name, Shape shape, DType dtype, std::vector<Tensor> inputs, std::string func,
                           std::vector<int64_t> attrs) {
   std::vector<Expr> args;
   for (int64_t a : attrs) args.push_back(tir::int_imm(a));
-  Tensor t = extern_op(std::move(name), std::move(shape), dtype, std::move(inputs), std::move(func), std::move(args));
-  const_cast<OperationNode*>(t.op().get())->extern_stateful = true;  // just made, not yet shared
-  return t;
+  return make_extern(std::move(name), std::move(shape), dtype, std::move(inputs), std::move(func), std::move(args), true);
 }
 
 }  // namespace sy::te

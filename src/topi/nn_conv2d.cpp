@@ -461,7 +461,7 @@ void register_conv(Registry& r) {
                 std::string w = why_not_packed(g);
                 return !w.empty() ? w : g.pointwise ? "" : "not a 1x1 stride-1 unpadded conv";
               },
-              [](const ir::CallNode& c, const target::Target&) { return call_conv(c).C <= kFlatPathMaxChannels ? 30 : 5; }};
+              [](const ir::CallNode& c, const target::Target&) { return call_conv(c).C <= kFlatPathMaxChannels ? 30 : 5; }, ""};
   OpImpl rows{"conv2d.rows", impl(Variant::Rows), schedule_conv2d,
               [](const ir::CallNode& c, const target::Target&) { return why_not_packed(call_conv(c)); },
               [](const ir::CallNode& c, const target::Target&) {
@@ -470,20 +470,21 @@ void register_conv(Registry& r) {
                                g.sw <= kPixelPathMaxStride
                            ? 20
                            : 3;
-              }};
+              },
+              ""};
   OpImpl blocked{"conv2d.blocked", impl(Variant::Blocked), schedule_conv2d,
-                 [](const ir::CallNode& c, const target::Target&) { return why_not_packed(call_conv(c)); }, nullptr};
+                 [](const ir::CallNode& c, const target::Target&) { return why_not_packed(call_conv(c)); }, nullptr, ""};
   OpImpl depthwise{"conv2d.depthwise", impl(Variant::Depthwise), schedule_conv2d,
                    [](const ir::CallNode& c, const target::Target&) -> std::string {
                      CallConv g = call_conv(c);
                      return g.G > 1 && g.Cg == 1 && g.O == g.G ? "" : "not depthwise (groups == channels, one output each)";
                    },
-                   nullptr};
+                   nullptr, ""};
   OpImpl direct{"conv2d.direct", impl(Variant::Direct), schedule_conv2d,
                 [](const ir::CallNode& c, const target::Target&) -> std::string {
                   return why_not_packed(call_conv(c)).empty() ? "groups == 1 f32: the packed-weight implementations apply" : "";
                 },
-                [](const ir::CallNode&, const target::Target&) { return 1; }};
+                [](const ir::CallNode&, const target::Target&) { return 1; }, ""};
   for (OpImpl* i : {&flat, &rows, &blocked, &depthwise, &direct}) r.add(OpCode::Conv2d, std::move(*i));
   r.add(OpCode::ConvTranspose2d, conv2d_transpose, nullptr);
 }

@@ -179,4 +179,18 @@ ir::Module prepack_constants(const ir::Module& m, const target::Target& t, int* 
   return out;
 }
 
+void unpack_rows(const float* packed, int64_t rows, int64_t rest, int64_t block, float* out) {
+  for (int64_t o = 0; o < rows; ++o)
+    for (int64_t r = 0; r < rest; ++r) out[o * rest + r] = packed[((o / block) * rest + r) * block + o % block];
+}
+
+std::string why_not_packed_dense(const ir::CallNode& dense) {
+  const ir::TypeNode& x = ir::as_tensor(dense.args.at(0)->type);
+  const ir::TypeNode& w = ir::as_tensor(dense.args.at(1)->type);
+  if (x.dtype != DType::f32 || w.dtype != DType::f32) return "not f32";
+  if (w.shape.size() != 3) return "the weight is not a packed constant";
+  if (shape_numel(x.shape) == 0 || shape_numel(ir::as_tensor(dense.type).shape) == 0) return "an empty operand";
+  return "";
+}
+
 }  // namespace sy::topi

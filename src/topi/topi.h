@@ -86,6 +86,8 @@ struct OpImpl {
   std::function<std::string(const ir::CallNode& call, const target::Target& t)> why_not;
   // Preference without a measured record (higher first; ties by name). Null: kDefaultPriority.
   std::function<int(const ir::CallNode& call, const target::Target& t)> priority;
+  // An extern implementation's library and version (e.g. "oneDNN 2.6.3"); "" for native code.
+  std::string library;
 };
 inline constexpr int kDefaultPriority = 10;
 
@@ -125,6 +127,12 @@ ir::Module prepack_constants(const ir::Module& m, const target::Target& t, int* 
 // the packed dense weight of B^T; the call must then be lowered as nn.dense).
 bool packable_weight(const ir::CallNode& anchor);
 Tensor pack_weight(const ir::CallNode& anchor, const Tensor& w, int64_t block);
+// The plain rows of a weight packed in blocks of `block` rows, [ceil(rows/block), rest..., block]
+// (conv2d's [O, C*KH*KW], dense's [N, K]), into out[rows * rest]: what an extern library reads.
+void unpack_rows(const float* packed, int64_t rows, int64_t rest, int64_t block, float* out);
+// "" when a (planned) nn.dense call is f32 with a packed weight and no empty operand, else why
+// not: what an extern dense that takes the packed constant needs.
+std::string why_not_packed_dense(const ir::CallNode& dense);
 
 // ---- registration (one function per op family file; called once, on first use) ----
 struct Registry {

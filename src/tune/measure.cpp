@@ -250,8 +250,12 @@ bool build_candidate(const Task& task, const target::Target& t, const strategy::
   }
   const native::Plan& p = b.nc.executable->plan();
   const native::Call* call = nullptr;
-  for (const native::Call& c : p.calls)
-    if (!c.external && !c.fallback) call = &c;
+  size_t call_index = 0;
+  for (size_t ci = 0; ci < p.calls.size(); ++ci)
+    if (!p.calls[ci].external && !p.calls[ci].fallback) {
+      call = &p.calls[ci];
+      call_index = ci;
+    }
   if (!call || b.nc.choices.at(static_cast<size_t>(call->function)).implementation != candidate.implementation ||
       !b.nc.choices[static_cast<size_t>(call->function)].from_record) {
     why = call ? b.nc.choices[static_cast<size_t>(call->function)].why : "no kernel was built";
@@ -269,6 +273,8 @@ bool build_candidate(const Task& task, const target::Target& t, const strategy::
   };
   for (int v : call->inputs) b.args.push_back(ptr(v));
   for (int v : call->outputs) b.args.push_back(ptr(v));
+  const std::vector<void*>& states = b.nc.executable->extern_states(call_index);
+  b.args.insert(b.args.end(), states.begin(), states.end());
   b.kernel = b.nc.executable->library()->get(call->kernel);
   return true;
 }

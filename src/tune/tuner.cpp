@@ -46,12 +46,26 @@ TuneSummary tune(const ir::Module& m, const target::Target& t, const std::string
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
   TuneSummary sum;
   const std::map<std::string, std::string> validators = current_validators();
-  // Done: a workload whose tuning ended (its best candidates confirmed side by side). One cut off
-  // by the time budget, or where every candidate failed, is tuned again.
-  std::set<std::string> done;
-  for (const Record& r : read_records(records_path, &sum.partial_lines))
-    if (r.target_key == t.key() && r.validators == validators && r.outcome == Outcome::Ok && r.confirmed)
-      done.insert(r.workload);
+  // Done: a workload whose tuning ended (its best candidates confirmed side by side) and that was
+  // tuned with the candidates this run has (every implementation measured, or as many candidates
+  // as --trials): one tuned with --no-externs is tuned again when externs are allowed. One cut
+  // off by the time budget, or where every candidate failed, is tuned again.
+  std::set<std::string> confirmed;
+  std::map<std::string, std::set<std::string>> measured_impls;
+  std::map<std::string, int> measured;
+  for (const Record& r : read_records(records_path, &sum.partial_lines)) {
+    if (r.target_key != t.key() || r.validators != validators) continue;
+    if (r.outcome == Outcome::Ok && r.confirmed) confirmed.insert(r.workload);
+    measured_impls[r.workload].insert(r.implementation);
+    ++measured[r.workload];
+  }
+  auto is_done = [&](const Task& task) {
+    if (!confirmed.count(task.key)) return false;
+    const std::set<std::string>& have = measured_impls[task.key];
+    bool all = true;
+    for (const std::string& i : task.implementations) all &= have.count(i) > 0;
+    return all || measured[task.key] >= opts.trials;
+  };
 
   std::vector<Task> all = extract_tasks(m, t);
   std::vector<Task*> todo;
@@ -59,7 +73,7 @@ TuneSummary tune(const ir::Module& m, const target::Target& t, const std::string
     if (!in_shard(task.key, opts.shard, opts.shards)) continue;
     if (!opts.externs) {
       const ir::CallNode* anchor = strategy::anchor_of(*task.planned->as<ir::FunctionNode>());
-      std::erase_if(task.implementations, [&](const std::string& n) { return !strategy::is_topi(anchor->op, n); });
+      std::erase_if(task.implementations, [&](const std::string& n) { return !strategy::library_of(anchor->op, n).empty(); });
       if (task.implementations.empty()) continue;
     }
     if (task.implementations.size() <= 1) {
@@ -71,7 +85,7 @@ TuneSummary tune(const ir::Module& m, const target::Target& t, const std::string
       }
     }
     ++sum.tasks;
-    if (done.count(task.key)) {
+    if (is_done(task)) {
       ++sum.skipped_tuned;
       continue;
     }

@@ -20,7 +20,7 @@ struct TuneOptions {
   double time_budget_s = 840;   // no new candidate is started after this
   SearchKind search = SearchKind::Guided;
   int shard = 1, shards = 1;    // this is shard `shard` of `shards` (1-based)
-  bool externs = true;          // false: only topi's implementations are candidates
+  bool externs = true;          // false: no extern implementation (OpImpl::library) is a candidate
   MeasureOptions measure;
 };
 

@@ -138,6 +138,8 @@ class FuncGen {
     names_.reserve(f.name);
     names_.reserve(f.name + "_body");
     names_.reserve("sy_fault");
+    names_.reserve("sy_states");
+    names_.reserve("sy_b");
     names_.reserve("fault");
   }
 

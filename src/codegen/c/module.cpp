@@ -3,8 +3,10 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <filesystem>
+#include <set>
 #include <fstream>
 #include <sstream>
 
@@ -35,8 +37,9 @@ std::vector<ExternSite> parse_sites(const char* text, const std::string& path) {
     std::string tok;
     while (std::getline(is, tok, sep)) {
       char* end = nullptr;
+      errno = 0;
       const long long x = std::strtoll(tok.c_str(), &end, 10);
-      if (tok.empty() || *end) throw bad(line);
+      if (tok.empty() || *end || errno == ERANGE) throw bad(line);
       v.push_back(x);
     }
     return v;
@@ -54,7 +57,7 @@ std::vector<ExternSite> parse_sites(const char* text, const std::string& path) {
       const size_t a = words[i].find(':'), b = words[i].find(':', a + 1);
       if (a == std::string::npos || b == std::string::npos) throw bad(line);
       std::vector<int64_t> p = ints(words[i].substr(0, a), ',', line), d = ints(words[i].substr(a + 1, b - a - 1), ',', line);
-      if (p.size() != 1 || d.size() != 1) throw bad(line);
+      if (p.size() != 1 || d.size() != 1 || p[0] < -1 || p[0] > (1 << 20) || d[0] < 0 || d[0] > 255) throw bad(line);
       s.buffers.push_back({static_cast<int>(p[0]), static_cast<int>(d[0]), ints(words[i].substr(b + 1), 'x', line)});
     }
     s.attrs = ints(words.back(), ',', line);
@@ -113,6 +116,11 @@ void Module::open(const ExternSymbols& externs) {
     num_args_.push_back(nargs[i]);
     sites_.push_back(site_text ? parse_sites(site_text[i], path_) : std::vector<ExternSite>{});
   }
+  // Stateful externs left unresolved here are reported by whoever makes their states, naming
+  // the extern and the kernel (e.g. a library that needs an extern this build lacks).
+  std::set<std::string> stateful;
+  for (const auto& sites : sites_)
+    for (const ExternSite& s : sites) stateful.insert(s.func);
   const int32_t ne = *symbol<const int32_t>(handle_, "sy_extern_count", path_);
   auto* enames = symbol<const char* const>(handle_, "sy_extern_names", path_);
   auto* eptrs = symbol<void*>(handle_, "sy_extern_ptrs", path_);
@@ -122,7 +130,9 @@ void Module::open(const ExternSymbols& externs) {
     if (auto it = externs.find(n); it != externs.end()) p = it->second;
     if (!p) p = dlsym(handle_, n.c_str());
     if (!p) p = dlsym(RTLD_DEFAULT, n.c_str());
-    if (!p) throw Error("codegen: extern function '" + n + "' used by module " + path_ + " is not defined (give it in the extern symbols or link it into the process)");
+    if (!p && !stateful.count(n))
+      throw Error("codegen: extern function '" + n + "' used by module " + path_ +
+                  " is not defined (give it in the extern symbols or link it into the process)");
     eptrs[i] = p;
   }
 }

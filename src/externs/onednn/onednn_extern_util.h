@@ -1,15 +1,22 @@
 // What the oneDNN extern implementations share: the site's buffers as oneDNN dims, errors
-// written into init's message, the weight packed by topi::pack_weight unpacked to plain.
+// written into init's message, per-thread run buffers, and primitives kept per thread count.
 #pragma once
+#include <omp.h>
+
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include "switchyard/extern_abi.h"
+#include "topi/topi.h"
 
 namespace sy::externs::onednn {
 
@@ -17,9 +24,10 @@ inline dnnl::memory::dims dims_of(const sy_extern_site& s, int buffer) {
   return dnnl::memory::dims(s.shapes[buffer], s.shapes[buffer] + s.ranks[buffer]);
 }
 
+// Never destroyed: states freed during static destruction must not outlive it.
 inline dnnl::engine& cpu_engine() {
-  static dnnl::engine e(dnnl::engine::kind::cpu, 0);
-  return e;
+  static auto* e = new dnnl::engine(dnnl::engine::kind::cpu, 0);
+  return *e;
 }
 
 // Runs f() and returns its state; on an exception, writes its message into err and returns null.
@@ -33,14 +41,44 @@ void* init_or_explain(char* err, size_t err_size, F&& f) {
   return nullptr;
 }
 
-// A weight packed in blocks of B output rows ([ceil(O/B), rest..., B], zero-padded; see
-// topi::pack_weight) back to [O, rest...].
-inline std::vector<float> unpack_rows(const float* packed, int64_t O, int64_t rest, int64_t B) {
-  std::vector<float> w(static_cast<size_t>(O * rest));
-  for (int64_t o = 0; o < O; ++o)
-    for (int64_t r = 0; r < rest; ++r) w[static_cast<size_t>(o * rest + r)] = packed[((o / B) * rest + r) * B + o % B];
+// The site's buffers are f32 of the expected ranks (a library built against another build's
+// site table, or a corrupted one, is refused at init rather than read out of bounds).
+void check_site(const sy_extern_site& s, int min_buffers, int max_buffers, int attrs, const char* what);
+
+// topi::unpack_rows into a new vector.
+inline std::vector<float> unpack_rows(const float* packed, int64_t rows, int64_t rest, int64_t block) {
+  std::vector<float> w(static_cast<size_t>(rows * rest));
+  topi::unpack_rows(packed, rows, rest, block, w.data());
   return w;
 }
+
+// Memory a run needs beside its buffers (oneDNN's scratchpad, blocked copies of the activations),
+// per calling thread: concurrent runs of one state never share it, and a run allocates nothing
+// once its thread has run the largest site.
+void* run_buffer(int slot, size_t bytes);
+inline dnnl::memory run_memory(const dnnl::memory::desc& d, int slot) {
+  return dnnl::memory(d, cpu_engine(), run_buffer(slot, d.get_size()));
+}
+enum RunSlot { kScratchpad, kSrc, kDst, kWeights, kNumRunSlots };
+
+// oneDNN primitives partition their work for the thread count they are made with, so a state
+// keeps one set per thread count (made at init for the current one; later ones on first use).
+template <typename Prims>
+class PerThreads {
+ public:
+  template <typename Make>
+  const Prims& get(const Make& make) const {
+    const int n = omp_get_max_threads();
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = by_threads_.find(n);
+    if (it == by_threads_.end()) it = by_threads_.emplace(n, std::make_unique<Prims>(make())).first;
+    return *it->second;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  mutable std::map<int, std::unique_ptr<Prims>> by_threads_;
+};
 
 std::string library_version();
 

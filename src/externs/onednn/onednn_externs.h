@@ -1,5 +1,5 @@
 // The oneDNN extern implementations (conv2d, dense, matmul), registered by
-// register_onednn_externs (called from the generated registration file, see cmake/externs.cmake).
+// register_onednn_externs (called from the generated registration file, see cmake/backends.cmake).
 #pragma once
 
 namespace sy::externs {

@@ -20,12 +20,38 @@ using dnnl::memory;
 using tag = memory::format_tag;
 
 // attrs: weight block (dense: its packed weight's block; 0: matmul's plain right operand).
-struct MatMul {
+struct MatMulPrims {
   dnnl::matmul prim;
-  memory::desc a, b_user, b, c, bias;
-  memory weights;
-  dnnl::reorder b_reorder;
-  bool has_bias = false, const_b = false;
+  memory::desc b, scratch;
+  memory weights;  // a constant B in the primitive's layout
+};
+
+struct MatMul {
+  memory::desc a, b_user, c, bias;
+  bool has_bias = false;
+  std::vector<float> plain_b;  // a constant B (dense: W [N, K], i.e. B [K, N] with strides (1, K))
+  PerThreads<MatMulPrims> prims;
+
+  MatMulPrims make() const {
+    MatMulPrims p;
+    const memory::dims& bd = b_user.dims();
+    const memory::desc b = plain_b.empty() ? b_user : memory::desc(bd, memory::data_type::f32, tag::any);
+    dnnl::matmul::desc d = has_bias ? dnnl::matmul::desc(a, b, bias, c) : dnnl::matmul::desc(a, b, c);
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);  // per run: concurrent runs share nothing
+    dnnl::matmul::primitive_desc pd(d, attr, cpu_engine());
+    p.prim = dnnl::matmul(pd);
+    p.b = pd.weights_desc();
+    p.scratch = pd.scratchpad_desc();
+    if (!plain_b.empty()) {
+      p.weights = memory(p.b, cpu_engine());
+      memory user(b_user, cpu_engine(), const_cast<float*>(plain_b.data()));
+      dnnl::stream st(cpu_engine());
+      dnnl::reorder(user, p.weights).execute(st, user, p.weights);
+      st.wait();
+    }
+    return p;
+  }
 };
 
 // Dims of a row-major tensor as oneDNN matmul wants them: rank 2 or 3 (batch dims folded).
@@ -46,52 +72,42 @@ memory::desc plain(const memory::dims& d) {
 
 void* matmul_init(const sy_extern_site* s, char* err, size_t err_size) {
   return init_or_explain(err, err_size, [&]() -> void* {
-    if (s->num_attrs != 1 || (s->num_buffers != 3 && s->num_buffers != 4)) throw std::runtime_error("matmul: unexpected site");
+    check_site(*s, 3, 4, 1, "matmul");
     auto m = std::make_unique<MatMul>();
     const int64_t block = s->attrs[0];
     m->has_bias = s->num_buffers == 4;
     const int out = s->num_buffers - 1;
     const memory::dims x = dims_of(*s, 0), w = dims_of(*s, 1), y = dims_of(*s, out);
     memory::dims ad, bd, cd;
-    std::vector<float> unpacked;
-    const void* wconst = s->constants[1];
     if (block > 0) {  // dense: x [..., K] . W^T with W packed [ceil(N/B), K, B]
+      if (w.size() != 3 || w[2] != block) throw std::runtime_error("dense: expected a packed weight");
       const int64_t K = x.back(), N = y.back();
       ad = as_matmul(x, 2);
       cd = as_matmul(y, 2);
       bd = {K, N};
-      // W [N, K] row-major is B [K, N] with strides (1, K).
       m->b_user = memory::desc(bd, memory::data_type::f32, tag::ba);
-      if (!wconst) throw std::runtime_error("dense: a packed weight must be a constant");
-      unpacked = unpack_rows(static_cast<const float*>(wconst), N, K, block);
-      wconst = unpacked.data();
-    } else {  // matmul: same-rank operands, batch dims equal or 1 in B
+      if (!s->constants[1]) throw std::runtime_error("dense: a packed weight must be a constant");
+      m->plain_b = unpack_rows(static_cast<const float*>(s->constants[1]), N, K, block);
+    } else {  // matmul: same-rank operands, batch dims equal or all 1 in B (why_not_matmul)
+      if (x.size() < 2 || x.size() != w.size()) throw std::runtime_error("matmul: operands of different ranks");
       const int rank = x.size() > 2 ? 3 : 2;
       ad = as_matmul(x, rank);
       bd = as_matmul(w, rank);
       cd = as_matmul(y, rank);
       m->b_user = plain(bd);
+      if (const void* bc = s->constants[1]) {
+        const float* f = static_cast<const float*>(bc);
+        m->plain_b.assign(f, f + shape_numel(Shape(bd.begin(), bd.end())));
+      }
     }
     m->a = plain(ad);
     m->c = plain(cd);
-    m->b = memory::desc(bd, memory::data_type::f32, wconst ? tag::any : (bd.size() == 2 ? tag::ab : tag::abc));
     if (m->has_bias) {
       memory::dims bias(cd.size(), 1);
       bias.back() = cd.back();
       m->bias = plain(bias);
     }
-    dnnl::matmul::desc d = m->has_bias ? dnnl::matmul::desc(m->a, m->b, m->bias, m->c) : dnnl::matmul::desc(m->a, m->b, m->c);
-    dnnl::matmul::primitive_desc pd(d, cpu_engine());
-    m->prim = dnnl::matmul(pd);
-    m->b = pd.weights_desc();
-    m->const_b = wconst != nullptr;
-    if (m->const_b) {
-      m->weights = memory(m->b, cpu_engine());
-      memory user(m->b_user, cpu_engine(), const_cast<void*>(wconst));
-      dnnl::stream st(cpu_engine());
-      dnnl::reorder(user, m->weights).execute(st, user, m->weights);
-      st.wait();
-    }
+    m->prims.get([&] { return m->make(); });  // the primitive for the current thread count, now
     return m.release();
   });
 }
@@ -99,14 +115,16 @@ void* matmul_init(const sy_extern_site* s, char* err, size_t err_size) {
 int32_t matmul_run(void* state, void* const* b) {
   const MatMul& m = *static_cast<const MatMul*>(state);
   try {
+    const MatMulPrims& p = m.prims.get([&] { return m.make(); });
     dnnl::engine& e = cpu_engine();
     dnnl::stream st(e);
     const int out = m.has_bias ? 3 : 2;
     std::unordered_map<int, memory> args{{DNNL_ARG_SRC, memory(m.a, e, b[0])},
-                                         {DNNL_ARG_WEIGHTS, m.const_b ? m.weights : memory(m.b, e, b[1])},
-                                         {DNNL_ARG_DST, memory(m.c, e, b[out])}};
+                                         {DNNL_ARG_WEIGHTS, m.plain_b.empty() ? memory(p.b, e, b[1]) : p.weights},
+                                         {DNNL_ARG_DST, memory(m.c, e, b[out])},
+                                         {DNNL_ARG_SCRATCHPAD, run_memory(p.scratch, kScratchpad)}};
     if (m.has_bias) args.emplace(DNNL_ARG_BIAS, memory(m.bias, e, b[2]));
-    m.prim.execute(st, args);
+    p.prim.execute(st, args);
     st.wait();
   } catch (const std::exception&) {
     return codegen::kFaultExtern;
@@ -118,17 +136,14 @@ void matmul_destroy(void* state) { delete static_cast<MatMul*>(state); }
 
 const ir::TypeNode& type_of(const ir::Expr& e) { return ir::as_tensor(e->type); }
 
-std::string why_not_dense(const ir::CallNode& c) {
-  if (type_of(c.args[0]).dtype != DType::f32) return "not f32";
-  if (type_of(c.args[1]).shape.size() != 3) return "the weight is not a packed constant";
-  return "";
-}
+std::string why_not_dense(const ir::CallNode& c) { return topi::why_not_packed_dense(c); }
 
 // oneDNN's matmul broadcasts batch dims of B only; both operands of rank >= 2.
 std::string why_not_matmul(const ir::CallNode& c) {
   const ir::TypeNode &a = type_of(c.args[0]), &b = type_of(c.args[1]);
   if (a.dtype != DType::f32 || b.dtype != DType::f32) return "not f32";
   if (a.shape.size() < 2 || a.shape.size() != b.shape.size()) return "operands of different ranks or vectors";
+  if (shape_numel(a.shape) == 0 || shape_numel(b.shape) == 0) return "an empty operand";
   int64_t bb = 1;
   for (size_t i = 0; i + 2 < b.shape.size(); ++i) bb *= b.shape[i];
   for (size_t i = 0; i + 2 < a.shape.size(); ++i)
@@ -139,8 +154,9 @@ std::string why_not_matmul(const ir::CallNode& c) {
 }  // namespace
 
 void register_matmul() {
-  strategy::register_stateful_extern("sy_onednn_matmul", {matmul_init, matmul_run, matmul_destroy, library_version()});
-  auto add = [](ops::OpCode op, const char* name, std::string (*why)(const ir::CallNode&), bool dense) {
+  const std::string lib = library_version();
+  strategy::register_stateful_extern("sy_onednn_matmul", {matmul_init, matmul_run, matmul_destroy, lib});
+  auto add = [&](ops::OpCode op, const char* name, std::string (*why)(const ir::CallNode&), bool dense) {
     topi::OpImpl impl;
     impl.name = name;
     impl.compute = [dense](const ir::CallNode& c, const std::vector<te::Tensor>& in) {
@@ -150,6 +166,7 @@ void register_matmul() {
     };
     impl.why_not = [why](const ir::CallNode& c, const target::Target&) { return why(c); };
     impl.priority = [](const ir::CallNode&, const target::Target&) { return 0; };
+    impl.library = lib;
     strategy::register_implementation(op, std::move(impl));
   };
   add(ops::OpCode::Dense, "dense.onednn", why_not_dense, true);
