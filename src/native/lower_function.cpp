@@ -13,30 +13,14 @@
 
 namespace sy::native {
 
-tir::PrimFunc lower_function(const ir::FunctionNode& fn, const std::string& name, const LowerFunctionOptions& opts) {
-  const target::Target& tgt = opts.target ? *opts.target : target::host();
-  SY_CHECK(tgt.kind == target::Kind::Cpu) << "lower_function for target " << tgt.str();
-  std::unordered_map<const ir::ExprNode*, std::vector<te::Tensor>> value;
-  std::vector<te::Tensor> args;
-  for (size_t i = 0; i < fn.params.size(); ++i) {
-    const ir::TypeNode& t = ir::as_tensor(fn.params[i]->type);
-    te::Tensor p = te::placeholder(t.shape, t.dtype, numbered("p", static_cast<int64_t>(i)));
-    value[fn.params[i].get()] = {p};
-    args.push_back(p);
-  }
-  const ir::CallNode* anchor = strategy::anchor_of(fn);
-  // The anchor's implementation: the one the function names (a choice made by the strategy), or
-  // the default; every other op of the group uses its default.
-  const topi::OpImpl* anchor_impl = nullptr;
-  if (anchor) {
-    auto chosen = fn.attrs.find(strategy::kImplementationAttr);
-    anchor_impl = chosen != fn.attrs.end() ? &strategy::require(*anchor, tgt, chosen->second)
-                                           : topi::find_default(*anchor, tgt);
-  }
-  te::Knobs local_knobs;
-  te::Knobs& knobs = opts.knobs ? *opts.knobs : local_knobs;
-  if (auto k = fn.attrs.find(strategy::kKnobsAttr); k != fn.attrs.end()) knobs.set_all(k->second);
-  std::vector<te::Tensor> anchor_outputs;
+namespace {
+
+using Values = std::unordered_map<const ir::ExprNode*, std::vector<te::Tensor>>;
+
+// The fused function's outputs computed op by op (value holds its parameters' tensors): the
+// anchor by its implementation, the other ops by their defaults.
+std::vector<te::Tensor> compute_by_op(const ir::FunctionNode& fn, const ir::CallNode* anchor, const topi::OpImpl* anchor_impl,
+                                      const target::Target& tgt, Values& value, std::vector<te::Tensor>& anchor_outputs) {
   for (const ir::Expr& e : ir::post_order(fn.body)) {
     switch (e->kind) {
       case ir::ExprKind::Var:
@@ -84,7 +68,38 @@ tir::PrimFunc lower_function(const ir::FunctionNode& fn, const std::string& name
         throw Error("native: unexpected node in a fused function");
     }
   }
-  std::vector<te::Tensor> outputs = value.at(fn.body.get());
+  return value.at(fn.body.get());
+}
+
+}  // namespace
+
+tir::PrimFunc lower_function(const ir::FunctionNode& fn, const std::string& name, const LowerFunctionOptions& opts) {
+  const target::Target& tgt = opts.target ? *opts.target : target::host();
+  SY_CHECK(tgt.kind == target::Kind::Cpu) << "lower_function for target " << tgt.str();
+  Values value;
+  std::vector<te::Tensor> args;
+  for (size_t i = 0; i < fn.params.size(); ++i) {
+    const ir::TypeNode& t = ir::as_tensor(fn.params[i]->type);
+    te::Tensor p = te::placeholder(t.shape, t.dtype, numbered("p", static_cast<int64_t>(i)));
+    value[fn.params[i].get()] = {p};
+    args.push_back(p);
+  }
+  const ir::CallNode* anchor = strategy::anchor_of(fn);
+  // The anchor's implementation: the one the function names (a choice made by the strategy), or
+  // the default; every other op of the group uses its default.
+  const topi::OpImpl* anchor_impl = nullptr;
+  if (anchor) {
+    auto chosen = fn.attrs.find(strategy::kImplementationAttr);
+    anchor_impl = chosen != fn.attrs.end() ? &strategy::require(*anchor, tgt, chosen->second)
+                                           : topi::find_default(*anchor, tgt);
+  }
+  te::Knobs local_knobs;
+  te::Knobs& knobs = opts.knobs ? *opts.knobs : local_knobs;
+  if (auto k = fn.attrs.find(strategy::kKnobsAttr); k != fn.attrs.end()) knobs.set_all(k->second);
+  std::vector<te::Tensor> anchor_outputs, outputs;
+  if (anchor_impl && anchor_impl->group_compute)
+    if (std::optional<std::vector<te::Tensor>> whole = anchor_impl->group_compute(fn, args, tgt)) outputs = anchor_outputs = *whole;
+  if (outputs.empty()) outputs = compute_by_op(fn, anchor, anchor_impl, tgt, value, anchor_outputs);
   te::Schedule sch(outputs);
   topi::GroupSchedule g;
   g.sch = &sch;

@@ -449,20 +449,27 @@ std::string why_not_packed(const CallConv& g) {
 
 void register_conv(Registry& r) {
   using ops::OpCode;
-  auto impl = [](Variant v) { return [v](const ir::CallNode& c, const std::vector<Tensor>& in, const target::Target& t) {
-    return conv2d(v, c, in, t);
-  }; };
+  auto conv_impl = [](std::string name, Variant v, std::function<std::string(const ir::CallNode&, const target::Target&)> why_not,
+                      std::function<int(const ir::CallNode&, const target::Target&)> priority) {
+    OpImpl i;
+    i.name = std::move(name);
+    i.compute = [v](const ir::CallNode& c, const std::vector<Tensor>& in, const target::Target& t) { return conv2d(v, c, in, t); };
+    i.schedule = schedule_conv2d;
+    i.why_not = std::move(why_not);
+    i.priority = std::move(priority);
+    return i;
+  };
   // Without records, the preferred implementation of a shape is the one measured best for it
   // when these thresholds were set: pointwise convs with few input channels as a GEMM over the
   // plane, short reductions over wide rows along the rows, the rest blocked.
-  OpImpl flat{"conv2d.flat", impl(Variant::Flat), schedule_conv2d,
+  OpImpl flat = conv_impl("conv2d.flat", Variant::Flat,
               [](const ir::CallNode& c, const target::Target&) {
                 CallConv g = call_conv(c);
                 std::string w = why_not_packed(g);
                 return !w.empty() ? w : g.pointwise ? "" : "not a 1x1 stride-1 unpadded conv";
               },
-              [](const ir::CallNode& c, const target::Target&) { return call_conv(c).C <= kFlatPathMaxChannels ? 30 : 5; }, ""};
-  OpImpl rows{"conv2d.rows", impl(Variant::Rows), schedule_conv2d,
+              [](const ir::CallNode& c, const target::Target&) { return call_conv(c).C <= kFlatPathMaxChannels ? 30 : 5; });
+  OpImpl rows = conv_impl("conv2d.rows", Variant::Rows,
               [](const ir::CallNode& c, const target::Target&) { return why_not_packed(call_conv(c)); },
               [](const ir::CallNode& c, const target::Target&) {
                 CallConv g = call_conv(c);
@@ -470,21 +477,20 @@ void register_conv(Registry& r) {
                                g.sw <= kPixelPathMaxStride
                            ? 20
                            : 3;
-              },
-              ""};
-  OpImpl blocked{"conv2d.blocked", impl(Variant::Blocked), schedule_conv2d,
-                 [](const ir::CallNode& c, const target::Target&) { return why_not_packed(call_conv(c)); }, nullptr, ""};
-  OpImpl depthwise{"conv2d.depthwise", impl(Variant::Depthwise), schedule_conv2d,
+              });
+  OpImpl blocked = conv_impl("conv2d.blocked", Variant::Blocked,
+                 [](const ir::CallNode& c, const target::Target&) { return why_not_packed(call_conv(c)); }, nullptr);
+  OpImpl depthwise = conv_impl("conv2d.depthwise", Variant::Depthwise,
                    [](const ir::CallNode& c, const target::Target&) -> std::string {
                      CallConv g = call_conv(c);
                      return g.G > 1 && g.Cg == 1 && g.O == g.G ? "" : "not depthwise (groups == channels, one output each)";
                    },
-                   nullptr, ""};
-  OpImpl direct{"conv2d.direct", impl(Variant::Direct), schedule_conv2d,
+                   nullptr);
+  OpImpl direct = conv_impl("conv2d.direct", Variant::Direct,
                 [](const ir::CallNode& c, const target::Target&) -> std::string {
                   return why_not_packed(call_conv(c)).empty() ? "groups == 1 f32: the packed-weight implementations apply" : "";
                 },
-                [](const ir::CallNode&, const target::Target&) { return 1; }, ""};
+                [](const ir::CallNode&, const target::Target&) { return 1; });
   for (OpImpl* i : {&flat, &rows, &blocked, &depthwise, &direct}) r.add(OpCode::Conv2d, std::move(*i));
   r.add(OpCode::ConvTranspose2d, conv2d_transpose, nullptr);
 }

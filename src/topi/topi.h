@@ -7,6 +7,7 @@
 #pragma once
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -88,6 +89,12 @@ struct OpImpl {
   std::function<int(const ir::CallNode& call, const target::Target& t)> priority;
   // An extern implementation's library and version (e.g. "oneDNN 2.6.3"); "" for native code.
   std::string library;
+  // Computes the whole fused function (given its parameters' tensors) when it can, e.g. one
+  // library call that applies the group's other ops as post-ops, so they make no pass of their
+  // own over memory; nullopt (or null): op by op, this implementation's compute for the anchor.
+  std::function<std::optional<std::vector<te::Tensor>>(const ir::FunctionNode& fn, const std::vector<te::Tensor>& params,
+                                                      const target::Target& t)>
+      group_compute;
 };
 inline constexpr int kDefaultPriority = 10;
 

@@ -3,7 +3,10 @@
 // the call's buffers; destroyed with the executable; rebuilt when an artifact's library is loaded.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <atomic>
+#include <filesystem>
 #include <cstdio>
 #include <cstring>
 #include <vector>
@@ -16,6 +19,8 @@
 #include "target/host.h"
 #include "te/tensor.h"
 #include "topi_test_data.h"
+#include "tune/records.h"
+#include "tune/tuner.h"
 
 namespace sy {
 namespace {
@@ -191,6 +196,32 @@ TEST(ExternState, AnInitFailureFallsBackToTheDefaultSaysWhyAndFreesTheStatesMade
     }
 }
 
+TEST(ExternState, TheTunerMeasuresAnExternWithItsStates) {
+  register_once();
+  ir::Module m = two_layers();
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("sy-extern-tune-" + std::to_string(getpid()) + ".jsonl")).string();
+  std::filesystem::remove(path);
+  tune::TuneOptions o;
+  o.trials = 20;
+  o.measure.min_runs = 3;
+  o.measure.min_seconds = 0.01;
+  o.measure.timeout_s = 30;
+  tune::TuneSummary s = tune::tune(m, target::host(), path, o);
+  EXPECT_EQ(s.crashed, 0);
+  EXPECT_EQ(s.wrong, 0);
+  bool measured = false;
+  for (const tune::Record& r : tune::read_records(path))
+    if (r.implementation == "dense.test_state") {
+      // It ran and was checked (a slow candidate is cut short once checked).
+      EXPECT_TRUE(r.outcome == tune::Outcome::Ok || r.outcome == tune::Outcome::Cut) << tune::to_json_line(r);
+      EXPECT_LE(r.max_error, 1.0);
+      measured = true;
+    }
+  EXPECT_TRUE(measured);
+  std::filesystem::remove(path);
+}
+
 TEST(ExternState, UnpackRowsInvertsPackWeight) {
   // dense [N, K] with N not a whole number of blocks (zero padding), conv [O, C, KH, KW].
   for (const Shape& ws : {Shape{37, 5}, Shape{20, 3, 3, 3}}) {
@@ -217,6 +248,61 @@ TEST(ExternState, RegisteredLibrariesAreListedForTheValidators) {
   EXPECT_TRUE(strategy::extern_symbols().count("sy_test_dense"));
   EXPECT_ANY_THROW(strategy::register_stateful_extern("sy_test_dense", {test_init, test_run, test_destroy, ""}));
 }
+
+}  // namespace
+}  // namespace sy
+
+namespace sy {
+namespace {
+
+#ifdef SY_EXPECT_EXTERNS
+// conv + bias, + a residual, relu as one oneDNN call whose post-ops are the add and the relu:
+// the call writes the kernel's output itself (no temporary, no loop of the kernel's own), and
+// the values are the reference executor's. The same group with clip (ReLU6, MobileNetV2's) and
+// on the blocked variant (which leaves the add to the kernel: its result has another layout).
+TEST(ExternState, OneDnnConvTakesTheEpilogueAsPostOps) {
+  for (const char* impl : {"conv2d.onednn", "conv2d.onednn_blocked"})
+    for (bool clip : {false, true}) {
+      ir::Expr x = ir::var("x", ir::tensor_type({1, 16, 10, 10}, DType::f32));
+      ops::Conv2dAttrs a;
+      a.padding = {1, 1, 1, 1};
+      ir::Expr y = ir::call(OpCode::Conv2d, {x, ir::constant(topitest::random(DType::f32, {16, 16, 3, 3}, -0.3, 0.3, 8)),
+                                             ir::constant(topitest::random(DType::f32, {16}, -1, 1, 9))}, a);
+      ir::Expr r = ir::var("r", ir::tensor_type({1, 16, 10, 10}, DType::f32));
+      ops::ClipAttrs ca;
+      ca.min = 0;
+      ca.max = 6;
+      ir::Expr s = ir::call(OpCode::Add, {y, r});
+      y = clip ? ir::call(OpCode::Clip, {s}, ca) : ir::call(OpCode::Relu, {s});
+      ir::Module m;
+      m.functions["main"] = ir::function({x, r}, y);
+      std::vector<Tensor> in = {topitest::random(DType::f32, {1, 16, 10, 10}, -1, 1, 10),
+                                topitest::random(DType::f32, {1, 16, 10, 10}, -1, 1, 11)};
+      std::vector<Tensor> want = reference::run_module(m, in).value();
+      native::CompileOptions o;
+      const std::string name = impl;
+      o.chooser = [&](const ir::FunctionNode&, const ir::CallNode& anchor, const target::Target&) {
+        std::optional<strategy::Choice> c;
+        if (anchor.op == OpCode::Conv2d) c = strategy::Choice{name, "", "forced by the test", true, {}};
+        return c;
+      };
+      native::Compiled nc = native::compile_native(m, o);
+      ASSERT_EQ(nc.choices.at(0).implementation, name) << nc.choices[0].why;
+      const auto& sites = nc.executable->library()->sites(nc.executable->plan().kernel_names[0]);
+      ASSERT_EQ(sites.size(), 1u);
+      const bool blocked = name == "conv2d.onednn_blocked";
+      // x, w, bias[, r], out; the output is the kernel's own argument when the call took every op.
+      EXPECT_EQ(sites[0].buffers.size(), blocked ? 4u : 5u) << name;
+      if (!blocked) {
+        EXPECT_GE(sites[0].buffers.back().param, 0) << name;
+      }
+      std::vector<Tensor> got = nc.executable->run(in, 0, nullptr);
+      for (int64_t i = 0; i < want[0].numel(); ++i)
+        ASSERT_NEAR(got[0].data<float>()[i], want[0].data<float>()[i], 1e-4 + 1e-4 * std::abs(want[0].data<float>()[i]))
+            << name << (clip ? " clip" : " relu") << " element " << i;
+    }
+}
+#endif
 
 }  // namespace
 }  // namespace sy

@@ -4,7 +4,11 @@
 // picks its best implementation for it); conv2d.onednn_blocked reorders the input to oneDNN's
 // preferred layout and the result back inside the call, which pays for itself only when that
 // convolution is enough faster (the tuner measures both).
+#include <algorithm>
+#include <cfloat>
+#include <cstring>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -24,8 +28,27 @@ using dnnl::memory;
 using tag = memory::format_tag;
 
 // attrs: stride h w, pad top left bottom right, dilation h w, groups, weight block (0: plain
-// [O, C/G, KH, KW] weight), blocked activations (0/1).
-enum Attr { kSh, kSw, kPt, kPl, kPb, kPr, kDh, kDw, kGroups, kBlock, kBlocked, kNumAttrs };
+// [O, C/G, KH, KW] weight), blocked activations (0/1), bias (0/1), the number of post-ops, then
+// three per post-op in the order they apply: kind and its two operands (relu: -; clip: the
+// bounds' float bits; add: the buffer added, of the result's shape).
+enum Attr { kSh, kSw, kPt, kPl, kPb, kPr, kDh, kDw, kGroups, kBlock, kBlocked, kHasBias, kNumPosts, kNumAttrs };
+enum PostKind : int64_t { kPostRelu = 1, kPostClip = 2, kPostAdd = 3 };
+struct Post {
+  int64_t kind = 0, a = 0, b = 0;
+};
+
+int64_t float_bits(double v) {
+  const float f = v > FLT_MAX ? FLT_MAX : v < -FLT_MAX ? -FLT_MAX : static_cast<float>(v);
+  int32_t bits = 0;
+  std::memcpy(&bits, &f, sizeof bits);
+  return bits;
+}
+float bits_float(int64_t v) {
+  const int32_t bits = static_cast<int32_t>(v);
+  float f = 0;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
 
 // What one thread count needs.
 struct ConvPrims {
@@ -39,6 +62,7 @@ struct Conv {
   memory::desc src_user, dst_user, wei_user, bias;
   memory::dims strides, dil, pad_l, pad_r;
   bool has_bias = false, blocked = false;
+  std::vector<Post> posts;
   std::vector<float> plain_weight;  // a constant weight, plain, for primitives made after init
   PerThreads<ConvPrims> prims;
 
@@ -53,6 +77,13 @@ struct Conv {
                  : dnnl::convolution_forward::desc(kind, alg, src, any(wei_user), dst, strides, dil, pad_l, pad_r);
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);  // per run: concurrent runs share nothing
+    dnnl::post_ops po;
+    for (const Post& p : posts) {
+      if (p.kind == kPostRelu) po.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
+      if (p.kind == kPostClip) po.append_eltwise(1.f, dnnl::algorithm::eltwise_clip, bits_float(p.a), bits_float(p.b));
+      if (p.kind == kPostAdd) po.append_binary(dnnl::algorithm::binary_add, dst_user);
+    }
+    attr.set_post_ops(po);
     dnnl::convolution_forward::primitive_desc pd(d, attr, cpu_engine());
     p.prim = dnnl::convolution_forward(pd);
     p.src = pd.src_desc();
@@ -78,14 +109,27 @@ struct Conv {
 
 void* conv_init(const sy_extern_site* s, char* err, size_t err_size) {
   return init_or_explain(err, err_size, [&]() -> void* {
-    check_site(*s, 3, 4, kNumAttrs, "conv2d");
+    if (s->num_attrs < kNumAttrs || s->num_attrs != kNumAttrs + 3 * s->attrs[kNumPosts])
+      throw std::runtime_error("conv2d: unexpected attributes");
+    int adds = 0;
+    for (int64_t i = 0; i < s->attrs[kNumPosts]; ++i) adds += s->attrs[kNumAttrs + 3 * i] == kPostAdd;
+    const int want = 3 + static_cast<int>(s->attrs[kHasBias] != 0) + adds;
+    check_site(*s, want, want, s->num_attrs, "conv2d");
     const int out = s->num_buffers - 1;
     if (s->ranks[0] != 4 || s->ranks[out] != 4 || (s->ranks[1] != 4 && s->ranks[1] != 5))
       throw std::runtime_error("conv2d: expected NCHW data and a 4-d (or packed 5-d) weight");
     const int64_t* a = s->attrs;
     auto c = std::make_unique<Conv>();
-    c->has_bias = s->num_buffers == 4;
+    c->has_bias = a[kHasBias] != 0;
     c->blocked = a[kBlocked] != 0;
+    for (int64_t i = 0; i < a[kNumPosts]; ++i) {
+      Post p{a[kNumAttrs + 3 * i], a[kNumAttrs + 3 * i + 1], a[kNumAttrs + 3 * i + 2]};
+      if (p.kind < kPostRelu || p.kind > kPostAdd || (p.kind == kPostAdd && (p.a < 2 || p.a >= out)))
+        throw std::runtime_error("conv2d: a malformed post-op");
+      if (p.kind == kPostAdd && dims_of(*s, static_cast<int>(p.a)) != dims_of(*s, out))
+        throw std::runtime_error("conv2d: an added tensor of another shape than the result");
+      c->posts.push_back(p);
+    }
     const memory::dims x = dims_of(*s, 0), y = dims_of(*s, out);
     const int64_t G = a[kGroups], O = y[1], C = x[1], KH = s->shapes[1][2], KW = s->shapes[1][3];
     if (G < 1 || C % G || O % G) throw std::runtime_error("conv2d: channels not divisible by the groups");
@@ -121,7 +165,9 @@ int32_t conv_run(void* state, void* const* b) {
     const ConvPrims& p = c.prims.get([&] { return c.make(); });
     dnnl::engine& e = cpu_engine();
     dnnl::stream st(e);
-    const int out = c.has_bias ? 3 : 2;
+    const int out = 2 + (c.has_bias ? 1 : 0) + static_cast<int>(std::count_if(c.posts.begin(), c.posts.end(), [](const Post& p) {
+                      return p.kind == kPostAdd;
+                    }));
     memory src_user(c.src_user, e, b[0]), dst_user(c.dst_user, e, b[out]);
     memory src = src_user, dst = dst_user, wei = p.weights;
     if (p.src_in) {
@@ -139,6 +185,9 @@ int32_t conv_run(void* state, void* const* b) {
                                          {DNNL_ARG_DST, dst},
                                          {DNNL_ARG_SCRATCHPAD, run_memory(p.scratch, kScratchpad)}};
     if (c.has_bias) args.emplace(DNNL_ARG_BIAS, memory(c.bias, e, b[2]));
+    for (size_t i = 0; i < c.posts.size(); ++i)
+      if (c.posts[i].kind == kPostAdd)
+        args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(static_cast<int>(i)) | DNNL_ARG_SRC_1, memory(c.dst_user, e, b[c.posts[i].a]));
     p.prim.execute(st, args);
     if (p.dst_out) p.dst_out.execute(st, dst, dst_user);
     st.wait();
@@ -162,14 +211,80 @@ std::string why_not_conv(const ir::CallNode& c) {
   return "";
 }
 
-std::vector<te::Tensor> conv_compute(const ir::CallNode& c, const std::vector<te::Tensor>& in, bool blocked) {
+// The conv call's extern stage; `in` are its arguments' tensors then those of the add post-ops.
+te::Tensor conv_stage(const ir::CallNode& c, const std::vector<te::Tensor>& in, bool blocked, const std::vector<Post>& posts,
+                      const Shape& out) {
   const auto& a = c.attrs_as<ops::Conv2dAttrs>();
   const ir::TypeNode& w = ir::as_tensor(c.args.at(1)->type);
   const int64_t block = w.shape.size() == 5 ? w.shape[4] : 0;
-  std::vector<int64_t> attrs = {a.strides[0], a.strides[1], a.padding[0], a.padding[1], a.padding[2], a.padding[3],
-                                a.dilation[0], a.dilation[1], a.groups, block, blocked ? 1 : 0};
-  return {te::stateful_extern_op(blocked ? "conv2d_onednn_blocked" : "conv2d_onednn", ir::as_tensor(c.type).shape,
-                                 DType::f32, in, "sy_onednn_conv2d", attrs)};
+  std::vector<int64_t> attrs = {a.strides[0], a.strides[1], a.padding[0], a.padding[1],   a.padding[2],
+                                a.padding[3], a.dilation[0], a.dilation[1], a.groups,      block,
+                                blocked ? 1 : 0, c.args.size() > 2 ? 1 : 0, static_cast<int64_t>(posts.size())};
+  for (const Post& p : posts) attrs.insert(attrs.end(), {p.kind, p.a, p.b});
+  return te::stateful_extern_op(blocked ? "conv2d_onednn_blocked" : "conv2d_onednn", out, DType::f32, in,
+                                "sy_onednn_conv2d", attrs);
+}
+
+std::vector<te::Tensor> conv_compute(const ir::CallNode& c, const std::vector<te::Tensor>& in, bool blocked) {
+  return {conv_stage(c, in, blocked, {}, ir::as_tensor(c.type).shape)};
+}
+
+// A group conv -> [add(, residual)] -> [relu | clip] ... as one call with post-ops, when every op
+// after the conv is one oneDNN applies (the blocked variant keeps adds out: its result is in
+// another layout than the added tensor's).
+std::optional<std::vector<te::Tensor>> conv_group(const ir::FunctionNode& fn, const std::vector<te::Tensor>& params,
+                                                  bool blocked) {
+  const ir::CallNode* anchor = strategy::anchor_of(fn);
+  if (!anchor || anchor->op != ops::OpCode::Conv2d) return std::nullopt;
+  const Shape& out = ir::as_tensor(anchor->type).shape;
+  auto param_of = [&](const ir::Expr& x) {
+    for (size_t i = 0; i < fn.params.size(); ++i)
+      if (fn.params[i].get() == x.get()) return static_cast<int>(i);
+    return -1;
+  };
+  auto same_type = [&](const ir::Expr& x) {
+    return ir::is_tensor(x->type) && ir::as_tensor(x->type).shape == out && ir::as_tensor(x->type).dtype == DType::f32;
+  };
+  std::vector<Post> posts;  // outermost first
+  std::vector<int> added;   // parameter index per add post-op, outermost first
+  const ir::Expr* e = &fn.body;
+  for (;;) {
+    const ir::CallNode* c = (*e)->as<ir::CallNode>();
+    if (!c || !c->is_op() || !same_type(*e)) return std::nullopt;
+    if (c == anchor) break;
+    if (c->op == ops::OpCode::Relu) {
+      posts.push_back({kPostRelu, 0, 0});
+      e = &c->args[0];
+    } else if (c->op == ops::OpCode::Clip) {
+      const auto& a = c->attrs_as<ops::ClipAttrs>();
+      posts.push_back({kPostClip, float_bits(a.min), float_bits(a.max)});
+      e = &c->args[0];
+    } else if (c->op == ops::OpCode::Add && !blocked) {
+      const int k = param_of(c->args[1]) >= 0 && same_type(c->args[1]) ? 0 : param_of(c->args[0]) >= 0 && same_type(c->args[0]) ? 1 : -1;
+      if (k < 0) return std::nullopt;
+      added.push_back(param_of(c->args[1 - k]));
+      posts.push_back({kPostAdd, 0, 0});
+      e = &c->args[static_cast<size_t>(k)];
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (posts.empty()) return std::nullopt;  // the conv alone: op by op is the same call
+  std::vector<te::Tensor> in;
+  for (const ir::Expr& a : anchor->args) {
+    const int i = param_of(a);
+    if (i < 0) return std::nullopt;
+    in.push_back(params[static_cast<size_t>(i)]);
+  }
+  std::reverse(posts.begin(), posts.end());
+  std::reverse(added.begin(), added.end());
+  size_t next_add = 0;
+  for (Post& p : posts)
+    if (p.kind == kPostAdd) {
+      p.a = static_cast<int64_t>(in.size());
+      in.push_back(params[static_cast<size_t>(added[next_add++])]);
+    }
+  return std::vector<te::Tensor>{conv_stage(*anchor, in, blocked, posts, out)};
 }
 
 }  // namespace
@@ -181,6 +296,8 @@ void register_conv2d() {
     topi::OpImpl impl;
     impl.name = blocked ? "conv2d.onednn_blocked" : "conv2d.onednn";
     impl.compute = [blocked](const ir::CallNode& c, const std::vector<te::Tensor>& in) { return conv_compute(c, in, blocked); };
+    impl.group_compute = [blocked](const ir::FunctionNode& fn, const std::vector<te::Tensor>& params,
+                                   const target::Target&) { return conv_group(fn, params, blocked); };
     impl.why_not = [](const ir::CallNode& c, const target::Target&) { return why_not_conv(c); };
     // Below every native implementation: chosen by a measured record, never by default.
     impl.priority = [](const ir::CallNode&, const target::Target&) { return 0; };
