@@ -98,7 +98,12 @@ tir::PrimFunc lower_function(const ir::FunctionNode& fn, const std::string& name
   if (auto k = fn.attrs.find(strategy::kKnobsAttr); k != fn.attrs.end()) knobs.set_all(k->second);
   std::vector<te::Tensor> anchor_outputs, outputs;
   if (anchor_impl && anchor_impl->group_compute)
-    if (std::optional<std::vector<te::Tensor>> whole = anchor_impl->group_compute(fn, args, tgt)) outputs = anchor_outputs = *whole;
+    if (std::optional<std::vector<te::Tensor>> whole = anchor_impl->group_compute(fn, args, tgt)) {
+      const size_t want = ir::is_tensor(fn.body->type) ? 1 : fn.body->type->fields.size();
+      SY_CHECK(whole->size() == want) << anchor_impl->name << ": group_compute returned " << whole->size()
+                                      << " tensors, the function has " << want;
+      outputs = anchor_outputs = *whole;
+    }
   if (outputs.empty()) outputs = compute_by_op(fn, anchor, anchor_impl, tgt, value, anchor_outputs);
   te::Schedule sch(outputs);
   topi::GroupSchedule g;

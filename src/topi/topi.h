@@ -92,6 +92,7 @@ struct OpImpl {
   // Computes the whole fused function (given its parameters' tensors) when it can, e.g. one
   // library call that applies the group's other ops as post-ops, so they make no pass of their
   // own over memory; nullopt (or null): op by op, this implementation's compute for the anchor.
+  // When it computes the function, the schedule is given its outputs as the anchor's outputs.
   std::function<std::optional<std::vector<te::Tensor>>(const ir::FunctionNode& fn, const std::vector<te::Tensor>& params,
                                                       const target::Target& t)>
       group_compute;

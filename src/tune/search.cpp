@@ -18,6 +18,7 @@ Search::Search(const Task& task, const target::Target& t, SearchKind kind, uint3
     std::vector<te::Knobs::Knob> space;
     std::optional<strategy::Choice> d = canonical(impl, "", &space);
     if (!d) continue;
+    lowerable_.push_back(impl);
     int64_t n = 1;
     for (const auto& k : space) n *= static_cast<int64_t>(k.candidates.size());
     space_size_ += n;

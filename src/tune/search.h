@@ -30,6 +30,8 @@ class Search {
   void report(const strategy::Choice& c, const Measurement& m);
   // Configurations in the whole space (an upper bound when knobs depend on each other).
   int64_t space_size() const { return space_size_; }
+  // The task's implementations that lower here (the others are never proposed).
+  const std::vector<std::string>& lowerable() const { return lowerable_; }
 
  private:
   // The configuration as lowering sees it (canonical knobs), nullopt if it does not lower.
@@ -43,6 +45,7 @@ class Search {
   SearchKind kind_;
   std::mt19937_64 rng_;
   int64_t space_size_ = 0;
+  std::vector<std::string> lowerable_;
   std::vector<strategy::Choice> queue_;  // proposals, next at the back
   std::set<std::string> seen_, expanded_;
   std::vector<std::pair<double, strategy::Choice>> measured_;  // ok results

@@ -47,9 +47,10 @@ TuneSummary tune(const ir::Module& m, const target::Target& t, const std::string
   TuneSummary sum;
   const std::map<std::string, std::string> validators = current_validators();
   // Done: a workload whose tuning ended (its best candidates confirmed side by side) and that was
-  // tuned with the candidates this run has (every implementation measured, or as many candidates
-  // as --trials): one tuned with --no-externs is tuned again when externs are allowed. One cut
-  // off by the time budget, or where every candidate failed, is tuned again.
+  // tuned with the candidates this run has: every implementation that lowers has a record (one
+  // tuned with --no-externs is tuned again when externs are allowed), or, when --trials is below
+  // their number (the guided search could not reach them all), as many records as trials. One
+  // cut off by the time budget, or where every candidate failed, is tuned again.
   std::set<std::string> confirmed;
   std::map<std::string, std::set<std::string>> measured_impls;
   std::map<std::string, int> measured;
@@ -59,12 +60,12 @@ TuneSummary tune(const ir::Module& m, const target::Target& t, const std::string
     measured_impls[r.workload].insert(r.implementation);
     ++measured[r.workload];
   }
-  auto is_done = [&](const Task& task) {
+  auto is_done = [&](const Task& task, const Search& probe) {
     if (!confirmed.count(task.key)) return false;
     const std::set<std::string>& have = measured_impls[task.key];
     bool all = true;
-    for (const std::string& i : task.implementations) all &= have.count(i) > 0;
-    return all || measured[task.key] >= opts.trials;
+    for (const std::string& i : probe.lowerable()) all &= have.count(i) > 0;
+    return all || (opts.trials < static_cast<int>(probe.lowerable().size()) && measured[task.key] >= opts.trials);
   };
 
   std::vector<Task> all = extract_tasks(m, t);
@@ -76,16 +77,14 @@ TuneSummary tune(const ir::Module& m, const target::Target& t, const std::string
       std::erase_if(task.implementations, [&](const std::string& n) { return !strategy::library_of(anchor->op, n).empty(); });
       if (task.implementations.empty()) continue;
     }
-    if (task.implementations.size() <= 1) {
-      // One implementation: something to choose only if its schedule has knobs.
-      Search probe(task, t, SearchKind::Guided, 0);
-      if (probe.space_size() <= 1) {
-        ++sum.nothing_to_choose;
-        continue;
-      }
+    Search probe(task, t, SearchKind::Guided, 0);
+    // One implementation: something to choose only if its schedule has knobs.
+    if (task.implementations.size() <= 1 && probe.space_size() <= 1) {
+      ++sum.nothing_to_choose;
+      continue;
     }
     ++sum.tasks;
-    if (is_done(task)) {
+    if (is_done(task, probe)) {
       ++sum.skipped_tuned;
       continue;
     }

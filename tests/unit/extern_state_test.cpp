@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <vector>
@@ -262,7 +263,9 @@ namespace {
 // on the blocked variant (which leaves the add to the kernel: its result has another layout).
 TEST(ExternState, OneDnnConvTakesTheEpilogueAsPostOps) {
   for (const char* impl : {"conv2d.onednn", "conv2d.onednn_blocked"})
-    for (bool clip : {false, true}) {
+    // relu(conv + r); clip(r + conv, 0, 6); clip(conv + r, -inf, 6); relu(conv)
+    for (int variant : {0, 1, 2, 3}) {
+      const bool clip = variant == 1 || variant == 2, residual = variant != 3;
       ir::Expr x = ir::var("x", ir::tensor_type({1, 16, 10, 10}, DType::f32));
       ops::Conv2dAttrs a;
       a.padding = {1, 1, 1, 1};
@@ -270,14 +273,14 @@ TEST(ExternState, OneDnnConvTakesTheEpilogueAsPostOps) {
                                              ir::constant(topitest::random(DType::f32, {16}, -1, 1, 9))}, a);
       ir::Expr r = ir::var("r", ir::tensor_type({1, 16, 10, 10}, DType::f32));
       ops::ClipAttrs ca;
-      ca.min = 0;
+      ca.min = variant == 2 ? -INFINITY : 0;
       ca.max = 6;
-      ir::Expr s = ir::call(OpCode::Add, {y, r});
+      ir::Expr s = !residual ? y : variant == 1 ? ir::call(OpCode::Add, {r, y}) : ir::call(OpCode::Add, {y, r});
       y = clip ? ir::call(OpCode::Clip, {s}, ca) : ir::call(OpCode::Relu, {s});
       ir::Module m;
-      m.functions["main"] = ir::function({x, r}, y);
-      std::vector<Tensor> in = {topitest::random(DType::f32, {1, 16, 10, 10}, -1, 1, 10),
-                                topitest::random(DType::f32, {1, 16, 10, 10}, -1, 1, 11)};
+      m.functions["main"] = residual ? ir::function({x, r}, y) : ir::function({x}, y);
+      std::vector<Tensor> in = {topitest::random(DType::f32, {1, 16, 10, 10}, -1, 1, 10)};
+      if (residual) in.push_back(topitest::random(DType::f32, {1, 16, 10, 10}, -1, 1, 11));
       std::vector<Tensor> want = reference::run_module(m, in).value();
       native::CompileOptions o;
       const std::string name = impl;
@@ -291,15 +294,19 @@ TEST(ExternState, OneDnnConvTakesTheEpilogueAsPostOps) {
       const auto& sites = nc.executable->library()->sites(nc.executable->plan().kernel_names[0]);
       ASSERT_EQ(sites.size(), 1u);
       const bool blocked = name == "conv2d.onednn_blocked";
-      // x, w, bias[, r], out; the output is the kernel's own argument when the call took every op.
-      EXPECT_EQ(sites[0].buffers.size(), blocked ? 4u : 5u) << name;
-      if (!blocked) {
-        EXPECT_GE(sites[0].buffers.back().param, 0) << name;
+      // x, w, bias[, r], out; the output is the kernel's own argument when the call took every op
+      // (the blocked variant leaves a residual add to the kernel).
+      const bool whole = !blocked || !residual;
+      EXPECT_EQ(sites[0].buffers.size(), whole && residual ? 5u : 4u) << name << " variant " << variant;
+      if (whole) {
+        EXPECT_GE(sites[0].buffers.back().param, 0) << name << " variant " << variant;
+      } else {
+        EXPECT_EQ(sites[0].buffers.back().param, -1) << name << " variant " << variant;
       }
       std::vector<Tensor> got = nc.executable->run(in, 0, nullptr);
       for (int64_t i = 0; i < want[0].numel(); ++i)
         ASSERT_NEAR(got[0].data<float>()[i], want[0].data<float>()[i], 1e-4 + 1e-4 * std::abs(want[0].data<float>()[i]))
-            << name << (clip ? " clip" : " relu") << " element " << i;
+            << name << " variant " << variant << " element " << i;
     }
 }
 #endif

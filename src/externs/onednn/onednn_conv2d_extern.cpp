@@ -6,6 +6,7 @@
 // convolution is enough faster (the tuner measures both).
 #include <algorithm>
 #include <cfloat>
+#include <cmath>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -37,8 +38,9 @@ struct Post {
   int64_t kind = 0, a = 0, b = 0;
 };
 
+// Infinite bounds stay infinite (ONNX Clip with one bound); finite ones beyond float saturate.
 int64_t float_bits(double v) {
-  const float f = v > FLT_MAX ? FLT_MAX : v < -FLT_MAX ? -FLT_MAX : static_cast<float>(v);
+  const float f = std::isinf(v) ? static_cast<float>(v) : v > FLT_MAX ? FLT_MAX : v < -FLT_MAX ? -FLT_MAX : static_cast<float>(v);
   int32_t bits = 0;
   std::memcpy(&bits, &f, sizeof bits);
   return bits;
@@ -54,7 +56,7 @@ float bits_float(int64_t v) {
 struct ConvPrims {
   dnnl::convolution_forward prim;
   memory::desc src, dst, wei, scratch;
-  dnnl::reorder src_in, dst_out, wei_in;  // user layout -> the primitive's, and back
+  Reorder src_in, dst_out, wei_in;        // user layout -> the primitive's, and back
   memory weights;                         // a constant weight in the primitive's layout
 };
 
@@ -62,6 +64,7 @@ struct Conv {
   memory::desc src_user, dst_user, wei_user, bias;
   memory::dims strides, dil, pad_l, pad_r;
   bool has_bias = false, blocked = false;
+  int out = 0;  // the output's buffer: after x, w, [bias] and the added tensors
   std::vector<Post> posts;
   std::vector<float> plain_weight;  // a constant weight, plain, for primitives made after init
   PerThreads<ConvPrims> prims;
@@ -90,17 +93,14 @@ struct Conv {
     p.dst = pd.dst_desc();
     p.wei = pd.weights_desc();
     p.scratch = pd.scratchpad_desc();
-    auto reorder = [](const memory::desc& from, const memory::desc& to) {
-      return dnnl::reorder(dnnl::reorder::primitive_desc(cpu_engine(), from, cpu_engine(), to));
-    };
-    if (p.src != src_user) p.src_in = reorder(src_user, p.src);
-    if (p.dst != dst_user) p.dst_out = reorder(p.dst, dst_user);
-    p.wei_in = reorder(wei_user, p.wei);
+    if (p.src != src_user) p.src_in = make_reorder(src_user, p.src);
+    if (p.dst != dst_user) p.dst_out = make_reorder(p.dst, dst_user);
+    p.wei_in = make_reorder(wei_user, p.wei);
     if (!plain_weight.empty()) {
       p.weights = memory(p.wei, cpu_engine());
       memory user(wei_user, cpu_engine(), const_cast<float*>(plain_weight.data()));
       dnnl::stream st(cpu_engine());
-      p.wei_in.execute(st, user, p.weights);
+      run_reorder(p.wei_in, st, user, p.weights);
       st.wait();
     }
     return p;
@@ -109,7 +109,8 @@ struct Conv {
 
 void* conv_init(const sy_extern_site* s, char* err, size_t err_size) {
   return init_or_explain(err, err_size, [&]() -> void* {
-    if (s->num_attrs < kNumAttrs || s->num_attrs != kNumAttrs + 3 * s->attrs[kNumPosts])
+    if (s->num_attrs < kNumAttrs || s->attrs[kNumPosts] < 0 || s->attrs[kNumPosts] > 16 ||
+        s->num_attrs != kNumAttrs + 3 * s->attrs[kNumPosts])
       throw std::runtime_error("conv2d: unexpected attributes");
     int adds = 0;
     for (int64_t i = 0; i < s->attrs[kNumPosts]; ++i) adds += s->attrs[kNumAttrs + 3 * i] == kPostAdd;
@@ -122,9 +123,11 @@ void* conv_init(const sy_extern_site* s, char* err, size_t err_size) {
     auto c = std::make_unique<Conv>();
     c->has_bias = a[kHasBias] != 0;
     c->blocked = a[kBlocked] != 0;
+    c->out = out;
     for (int64_t i = 0; i < a[kNumPosts]; ++i) {
       Post p{a[kNumAttrs + 3 * i], a[kNumAttrs + 3 * i + 1], a[kNumAttrs + 3 * i + 2]};
-      if (p.kind < kPostRelu || p.kind > kPostAdd || (p.kind == kPostAdd && (p.a < 2 || p.a >= out)))
+      if (p.kind < kPostRelu || p.kind > kPostAdd ||
+          (p.kind == kPostAdd && (c->blocked || p.a < 2 + (c->has_bias ? 1 : 0) || p.a >= out)))
         throw std::runtime_error("conv2d: a malformed post-op");
       if (p.kind == kPostAdd && dims_of(*s, static_cast<int>(p.a)) != dims_of(*s, out))
         throw std::runtime_error("conv2d: an added tensor of another shape than the result");
@@ -165,20 +168,17 @@ int32_t conv_run(void* state, void* const* b) {
     const ConvPrims& p = c.prims.get([&] { return c.make(); });
     dnnl::engine& e = cpu_engine();
     dnnl::stream st(e);
-    const int out = 2 + (c.has_bias ? 1 : 0) + static_cast<int>(std::count_if(c.posts.begin(), c.posts.end(), [](const Post& p) {
-                      return p.kind == kPostAdd;
-                    }));
-    memory src_user(c.src_user, e, b[0]), dst_user(c.dst_user, e, b[out]);
+    memory src_user(c.src_user, e, b[0]), dst_user(c.dst_user, e, b[c.out]);
     memory src = src_user, dst = dst_user, wei = p.weights;
     if (p.src_in) {
       src = run_memory(p.src, kSrc);
-      p.src_in.execute(st, src_user, src);
+      run_reorder(p.src_in, st, src_user, src);
     }
     if (p.dst_out) dst = run_memory(p.dst, kDst);
     if (c.plain_weight.empty()) {  // a weight computed at run time: reordered per call
       wei = run_memory(p.wei, kWeights);
       memory user(c.wei_user, e, b[1]);
-      p.wei_in.execute(st, user, wei);
+      run_reorder(p.wei_in, st, user, wei);
     }
     std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src},
                                          {DNNL_ARG_WEIGHTS, wei},
@@ -189,7 +189,7 @@ int32_t conv_run(void* state, void* const* b) {
       if (c.posts[i].kind == kPostAdd)
         args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(static_cast<int>(i)) | DNNL_ARG_SRC_1, memory(c.dst_user, e, b[c.posts[i].a]));
     p.prim.execute(st, args);
-    if (p.dst_out) p.dst_out.execute(st, dst, dst_user);
+    if (p.dst_out) run_reorder(p.dst_out, st, dst, dst_user);
     st.wait();
   } catch (const std::exception&) {
     return codegen::kFaultExtern;
@@ -231,7 +231,9 @@ std::vector<te::Tensor> conv_compute(const ir::CallNode& c, const std::vector<te
 
 // A group conv -> [add(, residual)] -> [relu | clip] ... as one call with post-ops, when every op
 // after the conv is one oneDNN applies (the blocked variant keeps adds out: its result is in
-// another layout than the added tensor's).
+// another layout than the added tensor's). NaN: oneDNN's relu and clip post-ops map NaN to 0 or
+// to the lower bound where the native ops keep it, as the oneDNN backend's fused post-ops do;
+// finite inputs agree.
 std::optional<std::vector<te::Tensor>> conv_group(const ir::FunctionNode& fn, const std::vector<te::Tensor>& params,
                                                   bool blocked) {
   const ir::CallNode* anchor = strategy::anchor_of(fn);

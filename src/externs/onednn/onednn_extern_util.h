@@ -59,7 +59,23 @@ void* run_buffer(int slot, size_t bytes);
 inline dnnl::memory run_memory(const dnnl::memory::desc& d, int slot) {
   return dnnl::memory(d, cpu_engine(), run_buffer(slot, d.get_size()));
 }
-enum RunSlot { kScratchpad, kSrc, kDst, kWeights, kNumRunSlots };
+enum RunSlot { kScratchpad, kReorderScratchpad, kSrc, kDst, kWeights, kNumRunSlots };
+
+// A reorder with a user scratchpad (like every primitive here: executed by any thread).
+struct Reorder {
+  dnnl::reorder prim;
+  dnnl::memory::desc scratch;
+  explicit operator bool() const { return static_cast<bool>(prim); }
+};
+inline Reorder make_reorder(const dnnl::memory::desc& from, const dnnl::memory::desc& to) {
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  dnnl::reorder::primitive_desc pd(cpu_engine(), from, cpu_engine(), to, attr);
+  return {dnnl::reorder(pd), pd.scratchpad_desc()};
+}
+inline void run_reorder(const Reorder& r, const dnnl::stream& st, dnnl::memory& from, dnnl::memory& to) {
+  r.prim.execute(st, {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}, {DNNL_ARG_SCRATCHPAD, run_memory(r.scratch, kReorderScratchpad)}});
+}
 
 // oneDNN primitives partition their work for the thread count they are made with, so a state
 // keeps one set per thread count (made at init for the current one; later ones on first use).
@@ -69,10 +85,15 @@ class PerThreads {
   template <typename Make>
   const Prims& get(const Make& make) const {
     const int n = omp_get_max_threads();
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = by_threads_.find(n);
+      if (it != by_threads_.end()) return *it->second;
+    }
+    // Made outside the lock (it reorders the weight): runs at other thread counts go on.
+    auto made = std::make_unique<Prims>(make());
     std::lock_guard<std::mutex> lock(mu_);
-    auto it = by_threads_.find(n);
-    if (it == by_threads_.end()) it = by_threads_.emplace(n, std::make_unique<Prims>(make())).first;
-    return *it->second;
+    return *by_threads_.emplace(n, std::move(made)).first->second;  // kept: the first one made
   }
 
  private:

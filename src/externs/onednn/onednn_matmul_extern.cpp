@@ -47,7 +47,8 @@ struct MatMul {
       p.weights = memory(p.b, cpu_engine());
       memory user(b_user, cpu_engine(), const_cast<float*>(plain_b.data()));
       dnnl::stream st(cpu_engine());
-      dnnl::reorder(user, p.weights).execute(st, user, p.weights);
+      memory& to = p.weights;
+      run_reorder(make_reorder(b_user, p.b), st, user, to);
       st.wait();
     }
     return p;

@@ -69,6 +69,8 @@ void* gemm_init(const sy_extern_site* s, char* err, size_t err_size) {
       g->batch = prod(y, 0, yr - 2);
       g->b_batched = prod(w, 0, wr - 2) != 1;
     }
+    const int64_t lim = int64_t{1} << 31;
+    if (g->M >= lim || g->N >= lim || g->K >= lim) throw std::runtime_error("a GEMM dim beyond int");
     return g.release();
   } catch (const std::exception& e) {
     std::snprintf(err, err_size, "%s", e.what());
