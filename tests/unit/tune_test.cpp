@@ -132,10 +132,15 @@ TEST(Tune, CrashingCandidateIsReportedAndTuningGoesOn) {
   ASSERT_NE(bad, nullptr);
   EXPECT_EQ(bad->outcome, tune::Outcome::Crashed);
   EXPECT_NE(bad->message.find("signal"), std::string::npos) << bad->message;
-  // The other candidates were measured after it.
-  int ok = 0;
-  for (const tune::Record& r : rs) ok += r.outcome == tune::Outcome::Ok;
-  EXPECT_GE(ok, 2) << all;
+  // Candidates were built, checked and timed after it (ok, or cut short when slower than twice
+  // the best: on a loaded machine even the default's neighbours may be).
+  int after = 0;
+  bool seen = false;
+  for (const tune::Record& r : rs) {
+    after += seen && (r.outcome == tune::Outcome::Ok || r.outcome == tune::Outcome::Cut);
+    seen |= &r == bad;
+  }
+  EXPECT_GE(after, 2) << all;
   std::filesystem::remove(path);
 }
 
