@@ -22,6 +22,7 @@
 #include "native/lower_function.h"
 #include "ops/attrs.h"
 #include "passes/fuse_ops.h"
+#include "strategy/strategy.h"
 #include "target/host.h"
 #include "topi/topi.h"
 
@@ -137,6 +138,14 @@ void run_case(const Case& c, int repeats, bool prepack, const target::Target& tg
   native::LowerFunctionOptions lo;
   lo.knobs = &knobs;
   lo.target = &tgt;
+  // SY_IMPL=NAME (e.g. conv2d.depthwise_plane): that implementation where it applies, else the default.
+  ir::Expr chosen = ir::function(fn->params, fn->body, fn->attrs);
+  if (const char* impl = std::getenv("SY_IMPL")) {
+    const ir::CallNode* anchor = strategy::anchor_of(*fn);
+    for (const auto& a : strategy::applicable(*anchor, tgt).entries)
+      if (a.impl->name == impl) chosen = strategy::with_choice(*fn, strategy::Choice{impl, "", "SY_IMPL", false, {}});
+  }
+  fn = chosen->as<ir::FunctionNode>();
   tir::PrimFunc f = native::lower_function(*fn, "kernel", lo);
   if (std::getenv("SY_DUMP_C")) std::printf("%s\n", codegen::generate_c({f}).c_str());
   codegen::BuildOptions bo;
@@ -210,6 +219,9 @@ int main(int argc, char** argv) {
       conv_case("depthwise3x3 32 112x112 +relu", {1, 32, 112, 112}, {32, 1, 3, 3}, 1, 1, 32, true),
       conv_case("depthwise3x3 s2 144 56x56", {1, 144, 56, 56}, {144, 1, 3, 3}, 2, 1, 144, true),
       conv_case("depthwise3x3 576 14x14", {1, 576, 14, 14}, {576, 1, 3, 3}, 1, 1, 576, true),
+      conv_case("depthwise3x3 960 7x7", {1, 960, 7, 7}, {960, 1, 3, 3}, 1, 1, 960, true),
+      conv_case("depthwise3x3 192 28x28", {1, 192, 28, 28}, {192, 1, 3, 3}, 1, 1, 192, true),
+      conv_case("depthwise3x3 s2 96 112x112", {1, 96, 112, 112}, {96, 1, 3, 3}, 2, 1, 96, true),
       dense_case("dense 128x768x3072", 128, 768, 3072),
       dense_case("dense 128x3072x768", 128, 3072, 768),
       matmul_case("matmul 128x768 . const 768x3072", {1, 128, 768}, {768, 3072}, true),

@@ -61,9 +61,26 @@ Tensor pad_input(const Tensor& x, int64_t Hp, int64_t Wp, int64_t pt, int64_t pl
   }, "conv2d_pad");
 }
 
+// x padded and split by the strides' phases: P[n][c][rp][cp][i][j] = x[n][c][i * sh + rp - pt]
+// [j * sw + cp - pl] (zero outside), Hq x Wq per phase. Tap (rh, rw) of output (oh, ow) is then
+// P[..][rh * dh % sh][rw * dw % sw][oh + rh * dh / sh][ow + rw * dw / sw]: unit stride along the
+// output row whatever the conv's stride, so a row of outputs reads whole vectors (read with a
+// stride in the loop over the taps, GCC builds each vector from 128-bit shuffles and spills).
+Tensor pad_phases(const Tensor& x, const ConvGeom& g, int64_t Hq, int64_t Wq) {
+  return te::compute({g.N, g.C, g.sh, g.sw, Hq, Wq}, [&](const std::vector<Expr>& i) {
+    Expr xh = i[4] * g.sh + i[2] - g.pt, xw = i[5] * g.sw + i[3] - g.pl;
+    Expr inside = all_of({xh >= 0, xh < g.H, xw >= 0, xw < g.W});
+    return tir::select(inside, x(i[0], i[1], clamp(xh, 0, g.H - 1), clamp(xw, 0, g.W - 1)), fconst(x.dtype(), 0.0));
+  }, "conv2d_pad");
+}
+// The read of tap (th, tw) = (rh * dh, rw * dw) at output (row, col) of pad_phases' result.
+Expr phase_read(const Tensor& P, const ConvGeom& g, Expr n, Expr c, Expr th, Expr tw, Expr row, Expr col) {
+  return P({n, c, th % g.sh, tw % g.sw, row + th / g.sh, col + tw / g.sw});
+}
+
 // The implementations of conv2d (each its own strategy entry; see register_conv for when each
 // applies and which is preferred).
-enum class Variant { Flat, Rows, Blocked, Depthwise, Direct };
+enum class Variant { Flat, Rows, Blocked, Depthwise, DepthwisePlane, Direct };
 
 std::vector<Tensor> conv2d(Variant v, const ir::CallNode& c, const std::vector<Tensor>& in,
                            const target::Target& target) {
@@ -80,7 +97,7 @@ std::vector<Tensor> conv2d(Variant v, const ir::CallNode& c, const std::vector<T
   auto ih = [&](Expr oh, Expr rh) { return oh * g.sh + rh * g.dh; };
   auto iw = [&](Expr ow, Expr rw) { return ow * g.sw + rw * g.dw; };
   auto with_bias = [&](Expr v, Expr o) { return has_bias ? v + in[2](o) : v; };
-  if (prepacked && (g.G != 1 || v == Variant::Depthwise || v == Variant::Direct))
+  if (prepacked && (g.G != 1 || v == Variant::Depthwise || v == Variant::DepthwisePlane || v == Variant::Direct))
     throw Error("nn.conv2d: a pre-packed weight needs groups == 1 and a packed-weight implementation");
   if (v == Variant::Flat) {
     // out[n][o][p] = sum_c w[o][c] * x[n][c][p] over the flattened plane p = oh * OW + ow (the
@@ -94,20 +111,43 @@ std::vector<Tensor> conv2d(Variant v, const ir::CallNode& c, const std::vector<T
       return with_bias(Y(n, o, oh * g.OW + ow), o);
     }, "conv2d")};
   }
-  Tensor P = pad_input(x, Hp, Wp, g.pt, g.pl);
+  if (v == Variant::DepthwisePlane) {
+    // Depthwise over the flattened plane: output q = oh * Wq + ow of a grid Wq >= OW wide, so that
+    // every tap reads one run of vectors over the plane whatever the width (instead of one short
+    // 7, 14 or 28-lane row at a time). The padded input is stored split by the strides' phases,
+    // P[n][c][rp][cp][i][j] = x[n][c][i * sh + rp - pt][j * sw + cp - pl] (zero outside; one
+    // plane Hq x Wq when the strides are 1), so tap (rh, rw) of output q reads plane
+    // (rh * dh % sh, rw * dw % sw) at q + (rh * dh / sh) * Wq + rw * dw / sw: linear in q for any
+    // stride. The grid's columns ow >= OW are computed and never written.
+    const int64_t Hq = g.OH + (g.KH - 1) * g.dh / g.sh, Wq = g.OW + (g.KW - 1) * g.dw / g.sw;
+    Tensor Pp = pad_phases(x, g, Hq, Wq);
+    IterVar rh = te::reduce_axis(g.KH, "rh"), rw = te::reduce_axis(g.KW, "rw");
+    Tensor Y = te::compute({g.N, g.O, (g.OH - 1) * Wq + g.OW}, [&](Expr n, Expr o, Expr q) {
+      // The read at flat index q + (th / sh) * Wq + tw / sw of its phase, as (row, column).
+      Expr th = rh.var * g.dh, tw = rw.var * g.dw;
+      Expr i = q + th / g.sh * Wq + tw / g.sw;
+      return te::sum(Pp({n, o, th % g.sh, tw % g.sw, i / Wq, i % Wq}) * w(o, 0, rh.var, rw.var), {rh, rw});
+    }, "conv2d_depthwise_plane");
+    return {te::compute({g.N, g.O, g.OH, g.OW}, [&](Expr n, Expr o, Expr oh, Expr ow) {
+      return with_bias(Y(n, o, oh * Wq + ow), o);
+    }, "conv2d")};
+  }
   if (v == Variant::Rows) {
     // Vectors along the output row, the weight read as scalars; no blocked layout to write back
-    // from (fast for a short reduction over a wide plane: MobileNet's stem).
+    // from (fast for a short reduction over a wide plane: MobileNet's stem). The input is split by
+    // the strides' phases, so that the row's reads are whole vectors.
     IterVar rc = te::reduce_axis(g.C, "rc"), rh = te::reduce_axis(g.KH, "rh"), rw = te::reduce_axis(g.KW, "rw");
     auto wv = [&](Expr o) {
       return prepacked ? w(o / kBlock, rc.var, rh.var, rw.var, o % kBlock) : w(o, rc.var, rh.var, rw.var);
     };
+    Tensor Pp = pad_phases(x, g, g.OH + (g.KH - 1) * g.dh / g.sh, g.OW + (g.KW - 1) * g.dw / g.sw);
     Tensor Y = te::compute({g.N, g.O, g.OH, g.OW}, [&](Expr n, Expr o, Expr oh, Expr ow) {
-      return te::sum(P(n, rc.var, ih(oh, rh.var), iw(ow, rw.var)) * wv(o), {rc, rh, rw});
+      return te::sum(phase_read(Pp, g, n, rc.var, rh.var * g.dh, rw.var * g.dw, oh, ow) * wv(o), {rc, rh, rw});
     }, "conv2d_rows");
     return {te::compute(Y.shape(), [&](Expr n, Expr o, Expr oh, Expr ow) { return with_bias(Y(n, o, oh, ow), o); },
                         "conv2d")};
   }
+  Tensor P = pad_input(x, Hp, Wp, g.pt, g.pl);
   if (v == Variant::Blocked) {
     const int64_t Oo = (g.O + kBlock - 1) / kBlock;
     Tensor Wp = w;
@@ -155,21 +195,22 @@ void schedule_conv2d(GroupSchedule& g) {
   const Tensor& anchor = g.anchor_outputs.at(0);
   te::Operation yc = find_stage(anchor, "conv2d_nchwc"), pad = find_stage(anchor, "conv2d_pad"),
                 wpack = find_stage(anchor, "conv2d_wpack"), dw = find_stage(anchor, "conv2d_depthwise"),
-                rows = find_stage(anchor, "conv2d_rows"), flat = find_stage(anchor, "conv2d_flat");
+                rows = find_stage(anchor, "conv2d_rows"), flat = find_stage(anchor, "conv2d_flat"),
+                plane = find_stage(anchor, "conv2d_depthwise_plane");
   const bool simple = g.outputs.size() == 1 && g.outputs[0].shape() == anchor.shape();
-  if (!simple || (!yc && !dw && !rows && !flat) || !inline_all_but(g, {yc, pad, wpack, dw, rows, flat}))
+  if (!simple || (!yc && !dw && !rows && !flat && !plane) || !inline_all_but(g, {yc, pad, wpack, dw, rows, flat, plane}))
     return schedule_injective(g);
   te::Stage& out = s[g.outputs[0]];
   const Shape& os = anchor.shape();
   const int64_t N = os[0], O = os[1], OH = os[2], OW = os[3];
   te::Knobs local;
   te::Knobs& knobs = g.knobs ? *g.knobs : local;
-  if (pad && !dw) {
+  if (pad && !dw && !plane) {
     te::Stage& p = *s.find(pad.get());
     // Rows too in the parallel axis: a stem has 3 channels, which split 2:1 over two threads.
-    te::Axis nch = fuse_leading(p, 3);
+    te::Axis nch = fuse_leading(p, pad->shape.size() - 1);
     p.parallel(nch);
-    const int64_t wd = pad->shape[3];
+    const int64_t wd = pad->shape.back();
     if (wd >= g.vector_lanes) {
       auto [wo, wi] = p.split(p.leaves().back(), g.vector_lanes);
       p.vectorize(wi);
@@ -242,11 +283,18 @@ void schedule_conv2d(GroupSchedule& g) {
     return;
   }
   if (rows) {
-    // Register tile: tile_o output channels x a piece of one output row (as many vectors as the
-    // registers hold beside one input vector per column and the broadcast weight).
-    const int64_t to = std::min<int64_t>(O, knobs.define("tile_o_rows", {6, 4, 8, 2}));
+    // Register tile: tile_o output channels x a piece of one output row. Default: whole rows of
+    // as many channels (a divisor of O) as the registers hold beside one input vector per column
+    // and the broadcast weight. A piece that does not divide the row, or channels that do not
+    // divide O, leave guarded tail loops that GCC does not vectorize: MobileNet's stem (7 vectors
+    // per row) ran 3x slower in 4 + 3 vector pieces of 6 channels than in whole rows of 2.
     const int64_t nv = (OW + g.vector_lanes - 1) / g.vector_lanes;
-    const int64_t piece = fit_for(to);
+    const int64_t by_rows = (R - 1) / (nv + 1);
+    const int64_t to0 = largest_divisor(O, by_rows >= 1 ? by_rows : 6);
+    const int64_t to = std::min<int64_t>(O, knobs.define("tile_o_rows", distinct({to0, 2, 4, 6, 8})));
+    const int64_t piece0 = (to + 1) * nv <= R - 1 ? nv : largest_divisor(nv, fit_for(to));
+    const int64_t piece =
+        std::min<int64_t>(nv, knobs.define("tile_vectors_rows", distinct({piece0, nv, fit_for(to)})));
     const int64_t chunks = (nv + piece - 1) / piece;
     const int64_t tw = std::min(OW, (nv + chunks - 1) / chunks * g.vector_lanes);
     te::Axis n = out.leaves()[0], o = out.leaves()[1], oh = out.leaves()[2], ow = out.leaves()[3];
@@ -263,6 +311,44 @@ void schedule_conv2d(GroupSchedule& g) {
     y.unroll(y.axis(1));
     y.unroll(yo);
     y.vectorize(yi);
+    return;
+  }
+  if (plane) {
+    // Depthwise over the flattened plane: (n, c) in parallel; a block of output rows at a time,
+    // its padded input (every stride phase) built just before and its grid of outputs computed
+    // one vector at a time with the taps unrolled inside (the vector accumulates in a register).
+    // The block: the whole plane when it and its input fit in half the L1, else as many rows as
+    // do (a divisor of OH: no tail block).
+    te::Stage& d = *s.find(plane.get());
+    te::Axis nc = fuse_leading(out, 2);
+    out.parallel(nc);
+    const int64_t L = g.vector_lanes;
+    const int64_t phases = pad->shape[2] * pad->shape[3], Wq = pad->shape[5];
+    const int64_t per_row = 4 * Wq * (1 + phases);
+    const int64_t th0 = largest_divisor(OH, std::max<int64_t>(1, g.target->l1d_bytes / 2 / per_row));
+    const int64_t th = knobs.define("rows_block", distinct({th0, OH, largest_divisor(OH, std::max<int64_t>(1, th0 / 2))}));
+    auto [ohb, ohi] = out.split(out.leaves()[1], th);
+    te::Axis ow = out.leaves()[3];
+    if (OW >= 2 * L) {
+      auto [wo, wi] = out.split(ow, L);
+      out.vectorize(wi);
+    } else {
+      out.vectorize(ow);
+    }
+    d.compute_at(out, ohb);
+    te::Stage& p = *s.find(pad.get());
+    p.compute_at(out, ohb);
+    if (Wq >= L) {
+      auto [pwo, pwi] = p.split(p.leaves().back(), L);
+      p.vectorize(pwi);
+    } else {
+      p.vectorize(p.leaves().back());
+    }
+    auto [qo, qi] = d.split(d.axis(2), L);
+    d.reorder({qo, qi, d.reduce_axis(0), d.reduce_axis(1)});
+    d.unroll(d.reduce_axis(0));
+    d.unroll(d.reduce_axis(1));
+    d.vectorize(qi);
     return;
   }
   if (dw) {
@@ -486,12 +572,24 @@ void register_conv(Registry& r) {
                      return g.G > 1 && g.Cg == 1 && g.O == g.G ? "" : "not depthwise (groups == channels, one output each)";
                    },
                    nullptr);
+  OpImpl plane = conv_impl("conv2d.depthwise_plane", Variant::DepthwisePlane,
+                   [](const ir::CallNode& c, const target::Target&) -> std::string {
+                     CallConv g = call_conv(c);
+                     return g.G > 1 && g.Cg == 1 && g.O == g.G ? "" : "not depthwise (groups == channels, one output each)";
+                   },
+                   // Preferred at stride 1 (2x on MobileNetV2's 14x14 and 28x28 planes). Strided, its
+                   // padded copy reads the input with a stride, which GCC copies element by element.
+                   [](const ir::CallNode& c, const target::Target&) {
+                     const auto& s = c.attrs_as<ops::Conv2dAttrs>().strides;
+                     return std::all_of(s.begin(), s.end(), [](int64_t v) { return v == 1; }) ? kDefaultPriority + 1
+                                                                                               : kDefaultPriority - 1;
+                   });
   OpImpl direct = conv_impl("conv2d.direct", Variant::Direct,
                 [](const ir::CallNode& c, const target::Target&) -> std::string {
                   return why_not_packed(call_conv(c)).empty() ? "groups == 1 f32: the packed-weight implementations apply" : "";
                 },
                 [](const ir::CallNode&, const target::Target&) { return 1; });
-  for (OpImpl* i : {&flat, &rows, &blocked, &depthwise, &direct}) r.add(OpCode::Conv2d, std::move(*i));
+  for (OpImpl* i : {&flat, &rows, &blocked, &depthwise, &plane, &direct}) r.add(OpCode::Conv2d, std::move(*i));
   r.add(OpCode::ConvTranspose2d, conv2d_transpose, nullptr);
 }
 

@@ -55,14 +55,19 @@ TEST(Strategy, ConvImplementationsApplyAsDocumented) {
   strategy::Applicable a = strategy::applicable(*conv_call(pw), t);
   EXPECT_EQ(native_only(a), (std::vector<std::string>{"conv2d.flat", "conv2d.blocked", "conv2d.rows"}));
   for (const auto& e : a.entries) EXPECT_TRUE(e.priority > 0 || !e.impl->library.empty()) << e.impl->name;
-  ASSERT_EQ(a.rejected.size(), 2u);
+  ASSERT_EQ(a.rejected.size(), 3u);
   EXPECT_EQ(a.rejected[0].first, "conv2d.depthwise");
-  EXPECT_EQ(a.rejected[1].first, "conv2d.direct");
+  EXPECT_EQ(a.rejected[1].first, "conv2d.depthwise_plane");
+  EXPECT_EQ(a.rejected[2].first, "conv2d.direct");
 
+  // Depthwise: over the flattened plane at stride 1, by output rows when strided.
   ir::Module dw = conv_block({1, 32, 14, 14}, {32, 1, 3, 3}, conv(1, 1, 32));
   a = strategy::applicable(*conv_call(dw), t);
-  EXPECT_EQ(native_only(a), (std::vector<std::string>{"conv2d.depthwise", "conv2d.direct"}));
-  EXPECT_EQ(a.entries[0].impl->name, "conv2d.depthwise");
+  EXPECT_EQ(native_only(a), (std::vector<std::string>{"conv2d.depthwise_plane", "conv2d.depthwise", "conv2d.direct"}));
+  EXPECT_EQ(a.entries[0].impl->name, "conv2d.depthwise_plane");
+  ir::Module dw2 = conv_block({1, 32, 14, 14}, {32, 1, 3, 3}, conv(2, 1, 32));
+  a = strategy::applicable(*conv_call(dw2), t);
+  EXPECT_EQ(native_only(a), (std::vector<std::string>{"conv2d.depthwise", "conv2d.depthwise_plane", "conv2d.direct"}));
   EXPECT_THROW(strategy::require(*conv_call(dw), t, "conv2d.flat"), Error);
   EXPECT_THROW(strategy::require(*conv_call(dw), t, "conv2d.nonesuch"), Error);
 }
@@ -128,7 +133,17 @@ TEST(Strategy, EveryConvImplementationMatchesReference) {
            {{1, 24, 28, 28}, {40, 24, 1, 1}, conv(1, 0)},        // pointwise: flat, blocked, rows
            {{1, 3, 30, 30}, {16, 3, 3, 3}, conv(2, 1)},          // a stem: rows, blocked
            {{1, 20, 9, 11}, {36, 20, 3, 3}, conv(1, 1)},         // odd sizes, a channel tail
-           {{1, 16, 15, 15}, {16, 1, 3, 3}, conv(2, 1, 16)},     // depthwise, direct
+           {{1, 16, 15, 15}, {16, 1, 3, 3}, conv(2, 1, 16)},     // depthwise (both), direct
+           {{1, 24, 13, 9}, {24, 1, 3, 3}, conv(1, 1, 24)},      // odd plane, stride 1
+           {{1, 4, 60, 100}, {4, 1, 3, 3}, conv(1, 1, 4)},       // the plane in blocks of rows
+           {{1, 4, 64, 200}, {4, 1, 5, 5}, conv(2, 2, 4)},       // 5x5, strided, in blocks of rows
+           {{1, 8, 17, 12}, {8, 1, 3, 3}, [] {                   // unequal strides, dilation, padding
+              ops::Conv2dAttrs a = conv(1, 0, 8);
+              a.strides = {2, 1};
+              a.padding = {0, 1, 2, 1};
+              a.dilation = {2, 2};
+              return a;
+            }()},
            {{1, 12, 8, 8}, {18, 4, 3, 3}, conv(1, 1, 3)}}) {     // grouped: direct only
     ir::Module m = conv_block(c.xs, c.ws, c.a);
     std::vector<Tensor> inputs{rnd(c.xs, 21), rnd(ir::shape_of(m.main().body), 22)};
