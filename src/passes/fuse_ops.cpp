@@ -37,6 +37,7 @@ class Fuser {
 
   ir::Expr run() {
     form_groups();
+    join_diamonds();
     return rebuild();
   }
 
@@ -62,6 +63,40 @@ class Fuser {
         if (pg == g || !can_join(groups_[pg], k, groups_[g])) continue;
         merge(pg, g);
         g = pg;
+        break;
+      }
+    }
+  }
+
+  // A value used by several ops of one elementwise group (x * sigmoid(x), SiLU: x feeds both the
+  // sigmoid and the multiply) is not single-use, so the greedy pass leaves that group apart from
+  // x's producer, and x makes a round trip through memory. Such a group joins the producer's as
+  // its epilogue when every use of the producer's root is in it, its ops are elementwise (or
+  // broadcasts of x's shape) and it keeps x's shape: the producer's root then has no other
+  // reader, so nothing outside can need it, and the anchor's schedule sees a plain epilogue.
+  void join_diamonds() {
+    for (const ir::Expr& e : order_) {
+      auto hit = group_of_.find(e.get());
+      if (hit == group_of_.end()) continue;
+      const int h = hit->second;
+      Group& H = groups_[static_cast<size_t>(h)];
+      if (H.nodes.empty() || H.nodes.front() != e.get() || H.closed || H.has_anchor) continue;
+      if (H.strongest != OpKind::Elemwise && H.strongest != OpKind::Broadcast) continue;
+      // The producer: the group of the (one) root that H's nodes read several times.
+      std::unordered_map<Node, int> reads;
+      for (Node n : H.nodes)
+        for (const ir::Expr& a : ir::node_inputs(by_node_.at(n)))
+          if (group_of_.count(a.get()) && group_of_.at(a.get()) != h) ++reads[a.get()];
+      for (const auto& [r, count] : reads) {
+        const int g = group_of_.at(r);
+        Group& G = groups_[static_cast<size_t>(g)];
+        if (count < 2 || count != uses_.at(r) || G.closed || G.nodes.back() != r) continue;
+        if (static_cast<int>(G.nodes.size() + H.nodes.size()) > opts_.max_group_ops) continue;
+        const Shape& rs = ir::as_tensor(by_node_.at(r)->type).shape;
+        bool same_shape = true;
+        for (Node n : H.nodes) same_shape &= ir::is_tensor(by_node_.at(n)->type) && ir::as_tensor(by_node_.at(n)->type).shape == rs;
+        if (!same_shape) continue;
+        merge(g, h);
         break;
       }
     }

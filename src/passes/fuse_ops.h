@@ -6,7 +6,9 @@
 // (after an injective chain, a reduction, or a conv/dense/pool anchor); injective ops chain with
 // elementwise/broadcast/injective groups; a reduction takes an elementwise/injective prologue; a
 // group has at most one anchor (reduce or out-elementwise-fusable op); opaque ops and ops with
-// tuple results stay alone. Every op call of @main ends up in exactly one primitive function;
+// tuple results stay alone. A value read several times by one elementwise group of its own shape
+// (x * sigmoid(x)), and by nothing else, takes that group into its producer's as an epilogue.
+// Every op call of @main ends up in exactly one primitive function;
 // calls of external (BYOC) functions are left as they are.
 #pragma once
 #include "ir/module.h"

@@ -15,6 +15,7 @@
 // loop nest.
 #include <algorithm>
 
+#include "tir/functor.h"
 #include "topi/nn_util.h"
 
 namespace sy::topi::nn {
@@ -198,7 +199,17 @@ void schedule_conv2d(GroupSchedule& g) {
                 rows = find_stage(anchor, "conv2d_rows"), flat = find_stage(anchor, "conv2d_flat"),
                 plane = find_stage(anchor, "conv2d_depthwise_plane");
   const bool simple = g.outputs.size() == 1 && g.outputs[0].shape() == anchor.shape();
-  if (!simple || (!yc && !dw && !rows && !flat && !plane) || !inline_all_but(g, {yc, pad, wpack, dw, rows, flat, plane}))
+  // Depthwise over the plane with an epilogue that calls math functions (SiLU's exp) on rows that
+  // are not whole vectors (7x7, 14x14): the anchor stage stays, a compact copy of the plane the
+  // epilogue then reads in whole vectors (on 7 or 14-lane rows, GCC calls expf once per element).
+  bool heavy_epilogue = false;
+  if (plane && simple && g.outputs[0].op() != anchor.op() && anchor.shape()[3] % g.vector_lanes != 0)
+    for (te::Stage* st : s.stages())
+      if (st->op()->body && st->op() != anchor.op() && st->op() != plane && st->op() != pad)
+        tir::visit_expr(st->op()->body, [&](const Expr& e) { heavy_epilogue |= e->kind == tir::ExprKind::Call; });
+  const te::Operation kept_anchor = heavy_epilogue ? anchor.op() : te::Operation{};
+  if (!simple || (!yc && !dw && !rows && !flat && !plane) ||
+      !inline_all_but(g, {yc, pad, wpack, dw, rows, flat, plane, kept_anchor}))
     return schedule_injective(g);
   te::Stage& out = s[g.outputs[0]];
   const Shape& os = anchor.shape();
@@ -329,7 +340,15 @@ void schedule_conv2d(GroupSchedule& g) {
     const int64_t th = knobs.define("rows_block", distinct({th0, OH, largest_divisor(OH, std::max<int64_t>(1, th0 / 2))}));
     auto [ohb, ohi] = out.split(out.leaves()[1], th);
     te::Axis ow = out.leaves()[3];
-    if (OW >= 2 * L) {
+    if (heavy_epilogue) {
+      // The block's rows flattened: whole vectors over the compact copy (see heavy_epilogue).
+      te::Axis p = out.fuse(ohi, ow);
+      auto [po, pi] = out.split(p, L);
+      out.vectorize(pi);
+      te::Stage& a = *s.find(anchor.op().get());
+      a.compute_at(out, ohb);
+      a.vectorize(a.leaves().back());
+    } else if (OW >= 2 * L) {
       auto [wo, wi] = out.split(ow, L);
       out.vectorize(wi);
     } else {

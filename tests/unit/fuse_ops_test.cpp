@@ -10,6 +10,7 @@
 #include "ir/parser.h"
 #include "ir/printer.h"
 #include "ir/visitor.h"
+#include "ops/op.h"
 #include "passes/fuse_ops.h"
 #include "zoo/zoo.h"
 
@@ -53,6 +54,50 @@ TEST(FuseOps, GoldenConvBlock) {
   EXPECT_EQ(got, ir::print_module(want.value()));
   EXPECT_EQ(primitive_calls(out), 6);
   EXPECT_EQ(op_calls(out), op_calls(in.value()));
+}
+
+// x * sigmoid(x) after a conv (SiLU, EfficientNet's activation): the conv's result has two users,
+// both in one elementwise group, which joins the conv's group as its epilogue (the second conv's
+// result is read by three ops of its epilogue); the add's result, read by the mean and by the
+// squeeze-excitation multiply, stays the input of the mean's group.
+TEST(FuseOps, ElementwiseDiamondJoinsItsProducer) {
+  const char* text = R"(
+def @main(%x: Tensor[(1, 4, 6, 6), float32], %w: Tensor[(8, 4, 1, 1), float32], %v: Tensor[(8, 8, 1, 1), float32]) -> Tensor[(1, 8, 6, 6), float32] {
+  %0 = nn.conv2d(%x, %w, strides=[1, 1], padding=[0, 0, 0, 0], dilation=[1, 1], groups=1);
+  %1 = sigmoid(%0);
+  %2 = multiply(%0, %1);
+  %3 = nn.conv2d(%2, %v, strides=[1, 1], padding=[0, 0, 0, 0], dilation=[1, 1], groups=1);
+  %4 = sigmoid(%3);
+  %5 = multiply(%3, %4);
+  %6 = add(%5, %3);
+  %7 = mean(%6, axes=[2, 3], keepdims=true);
+  %8 = sigmoid(%7);
+  multiply(%6, %8)
+}
+)";
+  Result<ir::Module> in = ir::parse_module(text);
+  ASSERT_TRUE(in.is_ok()) << in.status().message();
+  ir::Module out = passes::fuse_ops(in.value());
+  std::vector<std::vector<std::string>> groups;
+  for (const ir::Expr& e : ir::post_order(out.main().body))
+    if (auto* c = e->as<ir::CallNode>(); c && !c->is_op())
+      if (auto* f = c->callee->as<ir::FunctionNode>()) {
+        groups.emplace_back();
+        for (const ir::Expr& x : ir::post_order(f->body))
+          if (auto* k = x->as<ir::CallNode>(); k && k->is_op()) groups.back().push_back(ops::op_name(k->op));
+      }
+  ASSERT_EQ(groups.size(), 3u) << ir::print_module(out);
+  EXPECT_EQ(groups[0], (std::vector<std::string>{"nn.conv2d", "sigmoid", "multiply"}));
+  EXPECT_EQ(groups[1], (std::vector<std::string>{"nn.conv2d", "sigmoid", "multiply", "add"}));
+  EXPECT_EQ(groups[2], (std::vector<std::string>{"mean", "sigmoid", "multiply"}));
+  EXPECT_EQ(op_calls(out), op_calls(in.value()));
+  Tensor x(DType::f32, {1, 4, 6, 6}), w(DType::f32, {8, 4, 1, 1}), v(DType::f32, {8, 8, 1, 1});
+  for (Tensor* t : {&x, &w, &v})
+    for (int64_t i = 0; i < t->numel(); ++i) t->data<float>()[i] = static_cast<float>((i * 7919) % 1000) / 500.0f - 1.0f;
+  auto a = reference::run_module(in.value(), {x, w, v}).value();
+  auto b = reference::run_module(out, {x, w, v}).value();
+  ASSERT_EQ(a.size(), 1u);
+  for (int64_t i = 0; i < a[0].numel(); ++i) ASSERT_EQ(a[0].data<float>()[i], b[0].data<float>()[i]);
 }
 
 TEST(FuseOps, ResNet50KernelsAtMostHalfTheOps) {
