@@ -3,6 +3,8 @@
 
   1. `switchyard partition --json`: the backend takes at least MIN_SHARE of the model's FLOPs;
   2. `switchyard run MODEL --backends B`: outputs match PyTorch's (compare_outputs.py tolerance);
+     with oneDNN, no primitive runs oneDNN's reference implementation (ONEDNN_VERBOSE's "ref:*",
+     10-100x slower than its JIT kernels);
   3. `switchyard compile -o model.sya`, then `switchyard run model.sya` in a new process:
      outputs identical, bit for bit, to step 2's (same inputs, same thread count).
 
@@ -52,7 +54,17 @@ def main():
         sys.exit(f"FAIL: only {share:.4%} of FLOPs offloaded, expected >= {a.min_share:.2%}")
 
     direct = os.path.join(a.work_dir, "direct")
-    run([sy, "run", model, "--backends", a.backends, "--output-dir", direct, "--repeat", "1"] + inputs + threads)
+    verbose = dict(os.environ, ONEDNN_VERBOSE="1")
+    out = run([sy, "run", model, "--backends", a.backends, "--output-dir", direct, "--repeat", "1"] + inputs + threads,
+              capture_output=True, text=True, env=verbose)
+    print("\n".join(l for l in out.stdout.splitlines() if not l.startswith("onednn_verbose")))
+    if "onednn" in a.backends.split(","):
+        execs = [l.split(",") for l in out.stdout.splitlines() if l.startswith("onednn_verbose,exec,")]
+        slow = sorted({",".join(f[3:]) for f in execs if len(f) > 4 and f[4].startswith("ref")})
+        isa = os.environ.get("ONEDNN_MAX_CPU_ISA", "the host's ISA")
+        print(f"oneDNN primitives executed: {len(execs)}; on its reference kernels: {len(slow)} ({isa})")
+        if slow or "reference kernel" in out.stderr:
+            sys.exit("FAIL: oneDNN primitives on the reference implementation:\n  " + "\n  ".join(slow) + out.stderr)
     run(["/usr/bin/python3", os.path.join(HERE, "compare_outputs.py"), a.model_dir, direct,
          "--tolerance", str(a.tolerance)])
 

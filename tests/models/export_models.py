@@ -39,6 +39,17 @@ def build_torchvision(name):
     return ctor(weights=None)
 
 
+def build_mobilenet_v3_small():
+    # torchvision initialises its classifier with N(0, 0.01), which leaves logits of order 1e-2
+    # (too small to compare); Xavier keeps them of order 1.
+    model = build_torchvision("mobilenet_v3_small")
+    with torch.no_grad():
+        for module in model.modules():
+            if isinstance(module, torch.nn.Linear):
+                torch.nn.init.xavier_uniform_(module.weight)
+    return model
+
+
 class Encoder(torch.nn.Module):
     """BERT-base-style encoder: 4 post-norm layers, d_model 768, 12 heads, FFN 3072, GELU."""
 
@@ -62,6 +73,8 @@ MODELS = {
     "resnet50": (lambda: build_torchvision("resnet50"), IMAGE, "logits", 13, True),
     "densenet121": (lambda: build_torchvision("densenet121"), IMAGE, "logits", 13, True),
     "efficientnet_b0": (lambda: build_torchvision("efficientnet_b0"), IMAGE, "logits", 13, True),
+    # Hard-swish activations and squeeze-excitation with hard-sigmoid (opset 14 has HardSwish).
+    "mobilenet_v3_small": (build_mobilenet_v3_small, IMAGE, "logits", 14, True),
 }
 
 

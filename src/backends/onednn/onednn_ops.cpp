@@ -5,6 +5,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "backends/onednn/onednn_plan.h"
 #include "ops/attrs.h"
 
 namespace sy::backends::onednn {
@@ -80,14 +81,21 @@ std::string check_pool(const ir::CallNode& c) {
   return "";
 }
 
+// A broadcast whose primitive would be oneDNN's reference loop (in some layout the value can have)
+// is declined: the native kernel is 10-100x faster than that loop.
+std::string with_kernel(const ir::CallNode& c, const Shape& out, const Shape& b) {
+  std::string r = broadcast_binary_reference(c.op, out, b);
+  return r.empty() ? r : why(c.op, r);
+}
+
 std::string check_binary(const ir::CallNode& c) {
   const Shape& out = c.type->shape;
   const Shape& a = ir::shape_of(c.args[0]);
   const Shape& b = ir::shape_of(c.args[1]);
-  if (a == out) return "";
+  if (a == out) return b == out ? "" : with_kernel(c, out, b);
   const bool commutative = c.op == OpCode::Add || c.op == OpCode::Mul || c.op == OpCode::Maximum ||
                            c.op == OpCode::Minimum;
-  if (b == out && commutative) return "";
+  if (b == out && commutative) return with_kernel(c, out, a);
   if (b == out)
     return why(c.op, "the first operand ", shape_str(a), " broadcasts to ", shape_str(out),
                "; oneDNN broadcasts only the second operand");

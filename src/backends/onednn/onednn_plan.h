@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ir/expr.h"
+#include "ops/op.h"
 #include "support/tensor.h"
 
 namespace sy::backends::onednn {
@@ -19,7 +20,13 @@ struct PlanStats {
   size_t arena_bytes = 0;    // intermediate memory (after reuse)
   size_t weight_bytes = 0;   // constant weights this plan reordered (not those shared from another plan)
   std::vector<std::string> kernels;  // implementation name of each primitive, in order
+  std::vector<std::string> reference_kernels;  // "op: ref:any" for each primitive on oneDNN's reference loop
 };
+
+// "" when dst = a op b, b broadcasting to `out` (b's shape), has a JIT kernel whatever layout a
+// takes in a region (plain, channel-blocked, channels-last); else why not, e.g. "broadcast
+// 1x144x1x1 on aBcd8b runs oneDNN's reference kernel". The claim-time check of broadcast ops.
+std::string broadcast_binary_reference(ops::OpCode op, const Shape& out, const Shape& b);
 
 // Constant weights reordered into primitive layouts, shared by the plans of one module (a plan per
 // thread count reuses the reordered copies instead of making its own).

@@ -2,6 +2,8 @@
 // eltwise, binary with broadcasting, concat, reshape, transpose, no-op pads.
 #include "test_util.h"
 
+#include "ir/visitor.h"
+
 namespace sy::onednn_test {
 namespace {
 
@@ -108,6 +110,42 @@ TEST(OnednnOps, BinaryWithBroadcasting) {
       y = ir::call(op, {b, y});
     expect_matches_reference(region({a, b}, y), {random({2, 8, 5, 5}, 22, 0.5f, 2.f), random({8, 1, 5}, 23, 0.5f, 2.f)},
                              1e-5);
+  }
+}
+
+// A broadcast binary op is claimed only when its primitive has a JIT kernel in every layout its
+// first operand can have (plain, a conv's channel blocks): a squeeze-excitation scale (1xCx1x1)
+// after a conv is claimed and runs no reference kernel (oneDNN 2.6 on AVX2 ran it with its
+// reference loop while the scale was plain); a broadcast over the last axis only (1xCxHx1) runs
+// the reference loop in plain layout and is declined, with the reason.
+TEST(OnednnOps, BroadcastsOnReferenceKernelsAreDeclined) {
+  ir::Expr x = input("x", {1, 24, 14, 14});
+  ir::Expr cv = ir::call(OpCode::Conv2d, {x, cst({24, 24, 1, 1}, 300)}, ops::Conv2dAttrs{});
+  ir::Expr se = ir::call(OpCode::Sigmoid, {ir::call(OpCode::GlobalAvgPool2d, {cv})});
+  ir::Expr mul = ir::call(OpCode::Mul, {cv, se});
+  for (const ir::Expr& e : ir::post_order(mul))
+    if (auto* c = e->as<ir::CallNode>(); c && c->is_op()) {
+      backends::Verdict v = backend().supports_op(*c);
+      EXPECT_TRUE(v.ok) << v.reason;
+    }
+  ir::Expr fn = region({x}, mul);
+  auto mod = backend().compile({{"onednn_0", fn}}, target::host());
+  auto* m = dynamic_cast<backends::onednn::OnednnModule*>(mod.get());
+  ASSERT_NE(m, nullptr);
+  std::vector<Tensor> got = m->run("onednn_0", {random({1, 24, 14, 14}, 31)});
+  EXPECT_LT(rel_err(got[0], run_reference(fn, {random({1, 24, 14, 14}, 31)})[0]), 1e-5);
+  EXPECT_TRUE(m->stats("onednn_0").reference_kernels.empty()) << m->stats("onednn_0").reference_kernels[0];
+
+  ir::Expr rows = ir::call(OpCode::Mul, {x, input("r", {1, 24, 14, 1})});
+  backends::Verdict v = backend().supports_op(*rows->as<ir::CallNode>());
+  if (v.ok) {  // a oneDNN with a JIT kernel for it: then it must run it
+    ir::Expr f2 = region({x, rows->as<ir::CallNode>()->args[1]}, rows);
+    auto mod2 = backend().compile({{"onednn_0", f2}}, target::host());
+    auto* m2 = dynamic_cast<backends::onednn::OnednnModule*>(mod2.get());
+    m2->run("onednn_0", {random({1, 24, 14, 14}, 32), random({1, 24, 14, 1}, 33)});
+    EXPECT_TRUE(m2->stats("onednn_0").reference_kernels.empty());
+  } else {
+    EXPECT_EQ(v.reason, "onednn multiply: broadcast 1x24x14x1 on plain runs oneDNN's reference kernel");
   }
 }
 
