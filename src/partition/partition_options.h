@@ -36,6 +36,7 @@ struct RegionReport {
   int64_t flops = 0;
   bool offloaded = false;
   std::string why_not;  // when dissolved: the backend's reason
+  std::string measured;  // with --placement measured: both times (or why the backend lost)
 };
 
 struct PartitionReport {

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "ir/printer.h"
+#include "runtime/measured_placement.h"
 #include "ops/op.h"
 #include "support/error.h"
 
@@ -45,6 +46,12 @@ void add_backend_options(CLI::App& app, BackendArgs& args, bool with_dump) {
       ->type_name("LIST");
   app.add_option("--prefer", args.prefer, "OP=BACKEND: ask BACKEND first for calls of OP (IR op name, e.g. nn.conv2d)")
       ->type_name("OP=BACKEND");
+  app.add_option("--placement", args.placement,
+                 "rules: a backend takes every region it supports (the default); measured: a region stays on its "
+                 "backend only if it runs faster there than natively, timed on this machine (and gives the "
+                 "reference's results)")
+      ->check(CLI::IsMember({"rules", "measured"}))
+      ->type_name("rules|measured");
   if (with_dump) {
     std::string names;
     for (const std::string& p : partition::pass_names()) names += (names.empty() ? "" : ", ") + p;
@@ -90,6 +97,22 @@ partition::PartitionResult run_partition(const ir::Module& m, const BackendArgs&
     std::cout << "// IR after " << pass << "\n" << ir::print_module(x, po) << "\n";
   };
   return partition::partition_module(m, opts, dump);
+}
+
+void apply_placement(partition::PartitionResult& r, const BackendArgs& args, const native::CompileOptions& native,
+                     int threads, const std::function<void(const std::string&)>& progress) {
+  if (args.placement != "measured") return;
+  if (native.target && native.target->kind != target::Kind::Cpu)
+    throw Error("--placement measured compares backends with the native kernels: it needs a cpu target");
+  if (native.target && !target::cannot_run_here(*native.target, "").empty())
+    throw Error("--placement measured times the kernels on this machine: the target '" + native.target->str() +
+                "' cannot run here");
+  runtime::PlacementOptions po;
+  po.native = native;
+  po.native.progress = nullptr;
+  po.threads = threads;
+  po.progress = progress;
+  r.module = runtime::place_by_measurement(r.module, partition_options(args).backends, po, &r.report, nullptr);
 }
 
 std::vector<const backends::Backend*> all_backends() {

@@ -1,9 +1,11 @@
 // --backends / --prefer for the commands that partition (partition, compile, run).
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "partition/pipeline.h"
+#include "native/compile.h"
 #include "runtime/compiled_model.h"
 
 namespace CLI { class App; }
@@ -14,6 +16,7 @@ struct BackendArgs {
   std::string backends;              // "mylib,otherlib" (priority order)
   std::vector<std::string> prefer;   // "nn.conv2d=otherlib"
   std::string dump_after;            // a pass name, or "all"
+  std::string placement = "rules";   // rules, or measured (see runtime/measured_placement.h)
 };
 
 // Adds --backends and --prefer (and --dump-after if with_dump) to a command.
@@ -25,6 +28,11 @@ partition::PartitionOptions partition_options(const BackendArgs& args);
 
 // Runs the pipeline, printing the IR after --dump-after's pass(es) to stdout.
 partition::PartitionResult run_partition(const ir::Module& m, const BackendArgs& args);
+
+// With --placement measured: times each claimed region on its backend and natively (with `native`'s
+// target and records) and takes back those that lose; the report says both times. No-op for rules.
+void apply_placement(partition::PartitionResult& r, const BackendArgs& args, const native::CompileOptions& native,
+                     int threads, const std::function<void(const std::string&)>& progress);
 
 // Builds the backends' modules for a partitioned module; each region a backend could not build
 // (it then runs natively) is printed as one warning line on stderr.

@@ -58,6 +58,19 @@ int run_run(const RunArgs& a) {
              !a.backends.backends.empty() || tgt.kind == target::Kind::Cpu) {
     ir::Module m = load(a.model, a.input_shapes);
     partition::PartitionResult r = run_partition(m, a.backends);
+    if (a.backends.placement == "measured") {
+      if (tgt.kind != target::Kind::Cpu) throw Error("--placement measured needs a cpu target");
+      Progress progress;
+      native::CompileOptions po;
+      po.target = tgt;
+      std::unique_ptr<RecordsUse> placement_records = use_records(a.records, po);
+      apply_placement(r, a.backends, po, a.threads, [&](const std::string& s) { progress.show(s); });
+      progress.clear();
+      for (const auto& reg : r.report.regions)
+        if (!reg.measured.empty())
+          std::cerr << "placement: @" << reg.symbol << " " << (reg.offloaded ? reg.backend : "native") << " ("
+                    << reg.measured << ")\n";
+    }
     cm = build_backend_modules(r.module, a.backends, tgt);
     if (tgt.kind == target::Kind::Cpu) {
       Progress progress;

@@ -56,6 +56,7 @@ nlohmann::json partition_json(const ir::Module& original, const partition::Parti
                         {"offloaded", reg.offloaded}, {"op_histogram", histogram(reg.ops)}};
     x["symbol"] = reg.symbol.empty() ? nlohmann::json(nullptr) : nlohmann::json(reg.symbol);
     if (!reg.offloaded) x["why_not"] = reg.why_not;
+    if (!reg.measured.empty()) x["measured"] = reg.measured;
     j["regions"].push_back(x);
   }
   j["nodes"] = nlohmann::json::array();
@@ -86,7 +87,7 @@ void print_partition(std::ostream& os, const ir::Module& original, const partiti
     if (!reg.offloaded) continue;
     os << "  @" << reg.symbol << "  " << reg.backend << "  " << reg.ops.size() << " ops  "
        << si(static_cast<double>(reg.flops), "FLOP") << " (" << pct(reg.flops, t.total) << ")  "
-       << histogram(reg.ops) << "\n";
+       << histogram(reg.ops) << (reg.measured.empty() ? "" : "  (" + reg.measured + ")") << "\n";
   }
   std::vector<std::string> native;
   for (const auto& d : r.report.decisions)
