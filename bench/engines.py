@@ -41,8 +41,10 @@ class Case:
         return [(i["name"], os.path.join(self.dir, i["file"])) for i in meta["inputs"]]
 
 
-def switchyard(target, backends=None):
-    """`switchyard run --target T [--backends B]`: reference (interpreted) or cpu (native kernels)."""
+def switchyard(target, backends=None, placement=None):
+    """`switchyard run --target T [--backends B] [--placement P]`: reference (interpreted) or cpu
+    (native kernels); with placement "measured", each region the backends claim stays offloaded
+    only where it was measured faster than native (the time spent placing is not in the latency)."""
     def prepare(ctx):
         if not os.access(ctx.switchyard, os.X_OK):
             raise Unavailable(f"{ctx.switchyard} missing (ninja -C {ctx.build_dir} switchyard)")
@@ -51,7 +53,8 @@ def switchyard(target, backends=None):
         argv = [ctx.switchyard, "run", case.onnx, "--json", "--threads", str(threads),
                 "--warmup", str(warmup), "--repeat", str(repeat)]
         argv += [a for name, path in case.inputs() for a in ("--input", f"{name}={path}")]
-        return argv + ["--target", target] + (["--backends", backends] if backends else [])
+        return argv + ["--target", target] + (["--backends", backends] if backends else []) + \
+            (["--placement", placement] if placement else [])
     return prepare, command
 
 
@@ -137,6 +140,11 @@ ENGINES = [
     Engine("sy-tuned", "Switchyard native+tuned", switchyard_tuned("cpu")),
     Engine("sy-tuned-ext", "Switchyard native+tuned+externs", switchyard_tuned("cpu", externs=True)),
 ] + [Engine(f"sy-{b}", f"Switchyard {b}", switchyard("cpu", b)) for b in byoc_backends()] + [
+    # Every built-in backend offered (oneDNN first: it claims whole conv/dense regions, the
+    # others what is left), each region kept where it was measured faster.
+    Engine("sy-measured", "Switchyard measured",
+           switchyard("cpu", ",".join(sorted(byoc_backends(), key=lambda b: b != "onednn")), "measured")),
+] + [
     Engine("ort", "ONNX Runtime", onnxruntime()),
     Engine("torch", "PyTorch", pytorch()),
 ]

@@ -231,6 +231,9 @@ int main(int argc, char** argv) {
       matmul_case("matmul 128x768 . const 768x3072", {1, 128, 768}, {768, 3072}, true),
       matmul_case("batch matmul 12x128x64x128", {1, 12, 128, 64}, {1, 12, 64, 128}, false),
       matmul_case("batch matmul 12x128x128x64", {1, 12, 128, 128}, {1, 12, 128, 64}, false),
+      // ViT-B/16's attention: 197 tokens (a prime: every tile has a tail).
+      matmul_case("batch matmul 12x197x64x197", {12, 197, 64}, {12, 64, 197}, false),
+      matmul_case("batch matmul 12x197x197x64", {12, 197, 197}, {12, 197, 64}, false),
       unary_case("layer_norm 128x768", ops::OpCode::LayerNorm, std::make_shared<const ops::LayerNormAttrs>([] {
         ops::LayerNormAttrs a;
         a.axis = 2;

@@ -135,16 +135,24 @@ void schedule_gemm(GroupSchedule& g, const char* reduction_name, const char* pac
   // Weight panel outer, rows inner (default): a panel stays in cache over all the rows; rows
   // outer: a block of rows stays in cache over all the panels (better when the rows are long).
   const bool panel_outer = knobs.define("panel_outer", {1, 0}) == 1;
-  if (panel_outer) out.reorder({no, mo});
-  te::Axis par = panel_outer ? no : mo;
+  // A last panel narrower than tile_n is guarded lane by lane, which GCC does not vectorize. Fused
+  // into the parallel loop it would recur every few iterations (a guard in every tile: ViT's
+  // 197-token attention ran at 3 GFLOP/s); as its own loop inside, its last iteration is peeled.
+  // Only when the batch and the row tiles alone give every core work (a one-row dense has only
+  // its panels to split).
+  const int64_t row_tiles = batch * ((M + tm - 1) / tm);
+  const bool n_tail = N % tn != 0 && row_tiles >= 2 * std::max(1, g.target->cores);
+  if (panel_outer && !n_tail) out.reorder({no, mo});
+  te::Axis par = panel_outer && !n_tail ? no : mo;
   for (size_t d = r - 2; d-- > 0;) {
     te::Axis lead = out.leaves()[d];
     par = out.fuse(lead, par);
   }
-  par = out.fuse(par, panel_outer ? mo : no);
-  if (batch * ((M + tm - 1) / tm) * ((N + tn - 1) / tn) > 1 && batch * M * N * 64 >= (1 << 16)) out.parallel(par);
+  if (!n_tail) par = out.fuse(par, panel_outer ? mo : no);
+  const int64_t par_extent = batch * ((M + tm - 1) / tm) * (n_tail ? 1 : (N + tn - 1) / tn);
+  if (par_extent > 1 && batch * M * N * 64 >= (1 << 16)) out.parallel(par);
   te::Stage& R = *s.find(red.get());
-  R.compute_at(out, par);
+  R.compute_at(out, n_tail ? no : par);
   // Register tile: k outermost, then rows (unrolled) and column vectors (unrolled, vectorized).
   te::Axis rm = R.leaves()[r - 2], rn = R.leaves()[r - 1];
   auto [rno, rni] = R.split(rn, L);
