@@ -131,12 +131,27 @@ class RegionMerger {
       rep.why_not = v.reason;
       if (v.ok) offloaded_.insert(static_cast<int>(r));
       if (report_) report_->regions.push_back(std::move(rep));
-      if (!v.ok && report_) note_dissolved(r, v.reason);
+      if (report_) {
+        const int index = static_cast<int>(report_->regions.size()) - 1;
+        for_each_decision(r, [&](NodeDecision& d) {
+          if (v.ok) {
+            d.region = index;
+            return false;
+          }
+          // The nodes' decisions now say native, with the backend's reason.
+          d.rejections.insert(d.rejections.begin(), {d.backend, "region not offloaded: " + v.reason});
+          d.backend.clear();
+          d.why.clear();
+          return true;
+        });
+      }
     }
   }
 
-  void note_dissolved(size_t r, const std::string& why) {
-    // The nodes' decisions now say native, with the backend's reason.
+  // Calls f on the decision of each node of region r; f returns whether it dissolved the node's
+  // claim (its decision then says native and is skipped by later walks).
+  template <typename F>
+  void for_each_decision(size_t r, F f) {
     std::unordered_set<Node> ids(members_[r].begin(), members_[r].end());
     size_t k = 0;
     for (const ir::Expr& e : order_) {
@@ -144,13 +159,7 @@ class RegionMerger {
       // Decisions were appended in graph order for exactly these wrapped nodes.
       while (k < report_->decisions.size() && report_->decisions[k].backend.empty() && !dissolved_decisions_.count(k)) ++k;
       if (k >= report_->decisions.size()) return;
-      if (ids.count(e.get())) {
-        NodeDecision& d = report_->decisions[k];
-        d.rejections.insert(d.rejections.begin(), {d.backend, "region not offloaded: " + why});
-        d.backend.clear();
-        d.why.clear();
-        dissolved_decisions_.insert(k);
-      }
+      if (ids.count(e.get()) && f(report_->decisions[k])) dissolved_decisions_.insert(k);
       ++k;
     }
   }

@@ -27,6 +27,7 @@ struct NodeDecision {
   std::string backend;  // "" = native
   std::string why;      // the choosing reason (e.g. "mylib first in priority order")
   std::vector<std::pair<std::string, std::string>> rejections;  // (backend, reason)
+  int region = -1;  // index in PartitionReport::regions of the offloaded region it went into
 };
 
 struct RegionReport {

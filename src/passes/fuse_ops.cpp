@@ -2,6 +2,7 @@
 #include "support/numbered.h"
 #include "passes/fuse_ops.h"
 
+#include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -82,11 +83,16 @@ class Fuser {
       Group& H = groups_[static_cast<size_t>(h)];
       if (H.nodes.empty() || H.nodes.front() != e.get() || H.closed || H.has_anchor) continue;
       if (H.strongest != OpKind::Elemwise && H.strongest != OpKind::Broadcast) continue;
-      // The producer: the group of the (one) root that H's nodes read several times.
-      std::unordered_map<Node, int> reads;
+      // The producer: the group of a root that H's nodes read several times (the first such root
+      // in H's order of reads, so that the choice does not depend on addresses).
+      std::vector<std::pair<Node, int>> reads;
       for (Node n : H.nodes)
-        for (const ir::Expr& a : ir::node_inputs(by_node_.at(n)))
-          if (group_of_.count(a.get()) && group_of_.at(a.get()) != h) ++reads[a.get()];
+        for (const ir::Expr& a : ir::node_inputs(by_node_.at(n))) {
+          if (!group_of_.count(a.get()) || group_of_.at(a.get()) == h) continue;
+          auto it = std::find_if(reads.begin(), reads.end(), [&](const auto& x) { return x.first == a.get(); });
+          if (it == reads.end()) reads.emplace_back(a.get(), 1);
+          else ++it->second;
+        }
       for (const auto& [r, count] : reads) {
         const int g = group_of_.at(r);
         Group& G = groups_[static_cast<size_t>(g)];

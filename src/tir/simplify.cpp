@@ -43,8 +43,9 @@ Expr fold_const(const Expr& e) {
       case ExprKind::Sub: return float_imm(a - b, e->dtype);
       case ExprKind::Mul: return float_imm(a * b, e->dtype);
       case ExprKind::Div: return float_imm(a / b, e->dtype);
-      case ExprKind::Min: return float_imm(std::fmin(a, b), e->dtype);
-      case ExprKind::Max: return float_imm(std::fmax(a, b), e->dtype);
+      // As the C generator emits them (a < b ? a : b): the second operand when unordered.
+      case ExprKind::Min: return float_imm(a < b ? a : b, e->dtype);
+      case ExprKind::Max: return float_imm(a > b ? a : b, e->dtype);
       case ExprKind::EQ: return int_imm(a == b, DType::boolean);
       case ExprKind::NE: return int_imm(a != b, DType::boolean);
       case ExprKind::LT: return int_imm(a < b, DType::boolean);

@@ -55,7 +55,8 @@ Expr convert_const(DType t, double d) {
 // calls exp is not vectorized either, so one such op left a fused kernel scalar: EfficientNet's
 // SiLU (x * sigmoid(x)) ran at 8 ns per element, 70% of the model. tir::max(a, b) is
 // (a > b ? a : b) and tir::min(a, b) is (a < b ? a : b) on floats, without a branch; the forms
-// below give the reference's values (the same operations on each side of zero) and its NaNs.
+// below give the reference's values (the same operations on each side of zero) and its NaNs; a
+// zero result may be +0 where the reference's is -0 (elu and leaky_relu of -0).
 
 // std::max(a, b) and std::min(a, b) exactly (the first argument wins ties and NaN comparisons):
 // std::max(a, b) = (a < b ? b : a) = (b > a ? b : a).

@@ -299,9 +299,11 @@ void schedule_conv2d(GroupSchedule& g) {
     // and the broadcast weight. A piece that does not divide the row, or channels that do not
     // divide O, leave guarded tail loops that GCC does not vectorize: MobileNet's stem (7 vectors
     // per row) ran 3x slower in 4 + 3 vector pieces of 6 channels than in whole rows of 2.
+    // With fewer registers than 2 whole rows need (AVX2 on a 112-wide row), pieces of the row that
+    // divide it, 6 channels at a time.
     const int64_t nv = (OW + g.vector_lanes - 1) / g.vector_lanes;
     const int64_t by_rows = (R - 1) / (nv + 1);
-    const int64_t to0 = largest_divisor(O, by_rows >= 1 ? by_rows : 6);
+    const int64_t to0 = largest_divisor(O, by_rows >= 2 ? by_rows : 6);
     const int64_t to = std::min<int64_t>(O, knobs.define("tile_o_rows", distinct({to0, 2, 4, 6, 8})));
     const int64_t piece0 = (to + 1) * nv <= R - 1 ? nv : largest_divisor(nv, fit_for(to));
     const int64_t piece =

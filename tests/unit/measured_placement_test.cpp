@@ -110,6 +110,15 @@ TEST(MeasuredPlacement, TheFasterCandidateWinsAndTheReportSaysBothTimes) {
                                                                : "onednn 2.000 ms, native 1.000 ms"),
               std::string::npos)
         << r.report.regions[0].measured;
+    // The nodes' decisions follow: on oneDNN when it won, native with the measurement when not.
+    int on_backend = 0, with_measurement = 0;
+    for (const partition::NodeDecision& d : r.report.decisions) {
+      on_backend += d.backend == "onednn";
+      for (const auto& [b, why] : d.rejections) with_measurement += b == "onednn" && why.find("measured: ") != std::string::npos;
+    }
+    EXPECT_EQ(on_backend > 0, backend_faster);
+    EXPECT_EQ(with_measurement > 0, !backend_faster);
+    EXPECT_EQ(r.report.regions[0].symbol.empty(), !backend_faster);
     // Either way the placed model computes what the original does.
     std::vector<Tensor> in = {api::random_tensor({1, 8, 10, 10}, DType::f32, 1), api::random_tensor({1, 8, 10, 10}, DType::f32, 2)};
     runtime::CompiledModel cm = runtime::build_modules(placed, {onednn}, target::host());

@@ -85,6 +85,8 @@ partition::PartitionOptions partition_options(const BackendArgs& args) {
 
 partition::PartitionResult run_partition(const ir::Module& m, const BackendArgs& args) {
   partition::PartitionOptions opts = partition_options(args);
+  if (args.placement == "measured" && opts.backends.empty())
+    throw Error("--placement measured needs --backends (it decides which of their regions to keep)");
   if (!args.dump_after.empty() && args.dump_after != "all") {
     const auto& names = partition::pass_names();
     if (std::find(names.begin(), names.end(), args.dump_after) == names.end())
@@ -99,9 +101,9 @@ partition::PartitionResult run_partition(const ir::Module& m, const BackendArgs&
   return partition::partition_module(m, opts, dump);
 }
 
-void apply_placement(partition::PartitionResult& r, const BackendArgs& args, const native::CompileOptions& native,
-                     int threads, const std::function<void(const std::string&)>& progress) {
-  if (args.placement != "measured") return;
+std::string apply_placement(partition::PartitionResult& r, const BackendArgs& args, const native::CompileOptions& native,
+                            int threads, const std::function<void(const std::string&)>& progress) {
+  if (args.placement != "measured") return "";
   if (native.target && native.target->kind != target::Kind::Cpu)
     throw Error("--placement measured compares backends with the native kernels: it needs a cpu target");
   if (native.target && !target::cannot_run_here(*native.target, "").empty())
@@ -112,7 +114,12 @@ void apply_placement(partition::PartitionResult& r, const BackendArgs& args, con
   po.native.progress = nullptr;
   po.threads = threads;
   po.progress = progress;
-  r.module = runtime::place_by_measurement(r.module, partition_options(args).backends, po, &r.report, nullptr);
+  std::vector<runtime::RegionTiming> timings;
+  r.module = runtime::place_by_measurement(r.module, partition_options(args).backends, po, &r.report, &timings);
+  std::string lines;
+  for (const runtime::RegionTiming& t : timings)
+    lines += "placement: @" + t.symbol + " " + (t.offloaded ? t.backend : "native") + " (" + t.why + ")\n";
+  return lines;
 }
 
 std::vector<const backends::Backend*> all_backends() {

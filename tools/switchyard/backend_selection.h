@@ -30,9 +30,10 @@ partition::PartitionOptions partition_options(const BackendArgs& args);
 partition::PartitionResult run_partition(const ir::Module& m, const BackendArgs& args);
 
 // With --placement measured: times each claimed region on its backend and natively (with `native`'s
-// target and records) and takes back those that lose; the report says both times. No-op for rules.
-void apply_placement(partition::PartitionResult& r, const BackendArgs& args, const native::CompileOptions& native,
-                     int threads, const std::function<void(const std::string&)>& progress);
+// target and records) and takes back those that lose; the report says both times. Returns one
+// "placement: @region backend|native (why)" line per region. No-op ("") for rules.
+std::string apply_placement(partition::PartitionResult& r, const BackendArgs& args, const native::CompileOptions& native,
+                            int threads, const std::function<void(const std::string&)>& progress);
 
 // Builds the backends' modules for a partitioned module; each region a backend could not build
 // (it then runs natively) is printed as one warning line on stderr.

@@ -27,6 +27,8 @@ struct PartitionArgs {
 
 int run_partition_cmd(const PartitionArgs& a) {
   ir::Module m = load(a.model, a.input_shapes);
+  if (a.backends.placement != "rules")
+    throw Error("--placement measured applies to run and compile, which time the regions on this machine");
   partition::PartitionResult r = run_partition(m, a.backends);
   if (!a.dot.empty()) {
     std::ofstream f(a.dot);

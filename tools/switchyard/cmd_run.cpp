@@ -48,8 +48,8 @@ int run_run(const RunArgs& a) {
   runtime::CompiledModel cm;
   Runner runner;
   if (runtime::looks_like_artifact(a.model)) {
-    if (!a.backends.backends.empty() || !a.backends.prefer.empty())
-      throw Error(a.model + ": an artifact is already partitioned; --backends and --prefer apply to models");
+    if (!a.backends.backends.empty() || !a.backends.prefer.empty() || a.backends.placement != "rules")
+      throw Error(a.model + ": an artifact is already partitioned; --backends, --prefer and --placement apply to models");
     if (!a.input_shapes.empty()) throw Error(a.model + ": an artifact has fixed input shapes; drop --input-shape");
     if (!a.records.empty()) throw Error(a.model + ": an artifact's kernels are built; --records applies when compiling");
     cm = runtime::load_artifact(a.model, all_backends());
@@ -64,12 +64,9 @@ int run_run(const RunArgs& a) {
       native::CompileOptions po;
       po.target = tgt;
       std::unique_ptr<RecordsUse> placement_records = use_records(a.records, po);
-      apply_placement(r, a.backends, po, a.threads, [&](const std::string& s) { progress.show(s); });
+      std::string lines = apply_placement(r, a.backends, po, a.threads, [&](const std::string& s) { progress.show(s); });
       progress.clear();
-      for (const auto& reg : r.report.regions)
-        if (!reg.measured.empty())
-          std::cerr << "placement: @" << reg.symbol << " " << (reg.offloaded ? reg.backend : "native") << " ("
-                    << reg.measured << ")\n";
+      std::cerr << lines;
     }
     cm = build_backend_modules(r.module, a.backends, tgt);
     if (tgt.kind == target::Kind::Cpu) {
@@ -88,6 +85,7 @@ int run_run(const RunArgs& a) {
                (a.backends.backends.empty() ? "" : " + " + a.backends.backends);
   } else {
     if (!a.backends.prefer.empty()) throw Error("--prefer needs --backends");
+    if (a.backends.placement != "rules") throw Error("--placement measured needs --backends (it decides which of their regions to keep)");
     if (!a.records.empty()) throw Error("--records needs a cpu target (native kernels)");
     cm.module = load(a.model, a.input_shapes);
   }

@@ -589,11 +589,15 @@ struct Plan::Impl {
       const dims_t bd = pad_dims(b_shape, out_shape.size() ? out_shape.size() : 1);
       bool reference = false;
       const md_t bmd = broadcast_layout(binary_alg(op), amd, bd, &reference);
-      int p = to_plain(b, b_shape);
-      int view = alias(p, plain_md(bd));
-      release(p);
-      bb = to_md(view, bmd);
-      release(view);
+      if (md_of(b) == bmd) {  // already there (a squeeze-excitation scale from a conv)
+        bb = alias(b, bmd);
+      } else {
+        int p = to_plain(b, b_shape);
+        int view = alias(p, plain_md(bd));
+        release(p);
+        bb = to_md(view, bmd);
+        release(view);
+      }
     }
     auto pd = guard([&] {
       return dn::binary::primitive_desc(dn::binary::desc(binary_alg(op), amd, md_of(bb), amd), base_attr(),
