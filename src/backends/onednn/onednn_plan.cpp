@@ -77,15 +77,20 @@ const std::vector<std::pair<const char*, tag>>& layouts_of_rank(size_t rank) {
   return rank == 4 ? r4 : rank == 5 ? r5 : none;
 }
 
-// The broadcast operand's layout for dst = a op b (b broadcasts to a's dims): a's own layout
-// (oneDNN 2.6 has JIT binary kernels for a blocked a only when b is blocked alike), else plain.
-// Both are tried in that order and the first that is not a reference kernel is taken.
+// The broadcast operand's layout for dst = a op b (b broadcasts to a's dims): plain, or, when
+// oneDNN 2.6 has only its reference loop for that (a blocked a and a per-channel b, as the
+// squeeze-excitation scale on AVX2), a's own layout. The latter only for b = [N, C, 1, ...] of a's
+// N and C: with b broadcast over the batch as well (a scalar added to a 2-image batch), oneDNN's
+// JIT kernel on a blocked b skipped the operation (found by tests/diff on AVX2). The first that
+// is not a reference kernel is taken; *reference says whether none was.
 md_t broadcast_layout(dn::algorithm alg, const md_t& amd, const dims_t& bd, bool* reference) {
-  std::vector<md_t> candidates;
+  std::vector<md_t> candidates = {plain_md(bd)};
   dims_t ad(amd.data.dims, amd.data.dims + amd.data.ndims);
-  for (const auto& [name, t] : layouts_of_rank(ad.size()))
-    if (t != tag::abcd && t != tag::abcde && md_t(ad, f32, t) == amd) candidates.push_back(md_t(bd, f32, t));
-  candidates.push_back(plain_md(bd));
+  bool per_channel = ad.size() >= 3 && bd.size() == ad.size() && bd[0] == ad[0] && bd[1] == ad[1];
+  for (size_t i = 2; i < bd.size(); ++i) per_channel &= bd[i] == 1;
+  if (per_channel)
+    for (const auto& [name, t] : layouts_of_rank(ad.size()))
+      if (t != tag::abcd && t != tag::abcde && md_t(ad, f32, t) == amd) candidates.push_back(md_t(bd, f32, t));
   for (const md_t& bmd : candidates) {
     try {
       dn::binary::primitive_desc pd(dn::binary::desc(alg, amd, bmd, amd), cpu_engine());
@@ -97,7 +102,7 @@ md_t broadcast_layout(dn::algorithm alg, const md_t& amd, const dims_t& bd, bool
     }
   }
   *reference = true;
-  return candidates.back();
+  return candidates.front();
 }
 
 // Pads a shape with leading ones to `rank` (numpy broadcasting alignment).
