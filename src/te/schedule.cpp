@@ -60,7 +60,7 @@ void Stage::check_leaf(const Axis& a, const char* prim) const {
                 " is not a current loop of this stage");
 }
 
-std::pair<Axis, Axis> Stage::split(const Axis& a, int64_t factor) {
+std::pair<Axis, Axis> Stage::split(Axis a, int64_t factor) {
   check_leaf(a, "split");
   if (factor <= 0) throw Error("schedule: split of " + name() + "." + axis_name(a) + " by non-positive factor " + std::to_string(factor));
   const int64_t f = std::min(factor, a->extent);
@@ -74,14 +74,14 @@ std::pair<Axis, Axis> Stage::split(const Axis& a, int64_t factor) {
   return {outer, inner};
 }
 
-std::tuple<Axis, Axis, Axis, Axis> Stage::tile(const Axis& x, const Axis& y, int64_t fx, int64_t fy) {
+std::tuple<Axis, Axis, Axis, Axis> Stage::tile(Axis x, Axis y, int64_t fx, int64_t fy) {
   auto [xo, xi] = split(x, fx);
   auto [yo, yi] = split(y, fy);
   reorder({xo, yo, xi, yi});
   return {xo, yo, xi, yi};
 }
 
-Axis Stage::fuse(const Axis& outer, const Axis& inner) {
+Axis Stage::fuse(Axis outer, Axis inner) {
   check_leaf(outer, "fuse");
   check_leaf(inner, "fuse");
   auto it = std::find(leaves_.begin(), leaves_.end(), outer);

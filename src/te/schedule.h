@@ -47,10 +47,11 @@ class Stage {
   const std::vector<Axis>& roots() const { return roots_; }
   const std::vector<AxisRelation>& relations() const { return relations_; }
 
-  std::pair<Axis, Axis> split(const Axis& a, int64_t factor);  // (outer, inner)
+  // The axes are taken by value: a caller may pass an element of leaves(), which these change.
+  std::pair<Axis, Axis> split(Axis a, int64_t factor);  // (outer, inner)
   // split both axes and order the loops (x_outer, y_outer, x_inner, y_inner).
-  std::tuple<Axis, Axis, Axis, Axis> tile(const Axis& x, const Axis& y, int64_t fx, int64_t fy);
-  Axis fuse(const Axis& outer, const Axis& inner);  // adjacent leaves, outer first
+  std::tuple<Axis, Axis, Axis, Axis> tile(Axis x, Axis y, int64_t fx, int64_t fy);
+  Axis fuse(Axis outer, Axis inner);  // adjacent leaves, outer first
   void reorder(const std::vector<Axis>& order);       // the given leaves take their positions in this order
   void vectorize(const Axis& a);
   void unroll(const Axis& a);
