@@ -63,11 +63,12 @@ Tensor pad_input(const Tensor& x, int64_t Hp, int64_t Wp, int64_t pt, int64_t pl
 }
 
 // x padded and split by the strides' phases: P[n][c][rp][cp][i][j] = x[n][c][i * sh + rp - pt]
-// [j * sw + cp - pl] (zero outside), Hq x Wq per phase. Tap (rh, rw) of output (oh, ow) is then
+// [j * sw + cp - pl] (zero outside), Hq x Wq per phase: the rows and columns the taps reach. Tap (rh, rw) of output (oh, ow) is then
 // P[..][rh * dh % sh][rw * dw % sw][oh + rh * dh / sh][ow + rw * dw / sw]: unit stride along the
 // output row whatever the conv's stride, so a row of outputs reads whole vectors (read with a
 // stride in the loop over the taps, GCC builds each vector from 128-bit shuffles and spills).
-Tensor pad_phases(const Tensor& x, const ConvGeom& g, int64_t Hq, int64_t Wq) {
+Tensor pad_phases(const Tensor& x, const ConvGeom& g) {
+  const int64_t Hq = g.OH + (g.KH - 1) * g.dh / g.sh, Wq = g.OW + (g.KW - 1) * g.dw / g.sw;
   return te::compute({g.N, g.C, g.sh, g.sw, Hq, Wq}, [&](const std::vector<Expr>& i) {
     Expr xh = i[4] * g.sh + i[2] - g.pt, xw = i[5] * g.sw + i[3] - g.pl;
     Expr inside = all_of({xh >= 0, xh < g.H, xw >= 0, xw < g.W});
@@ -120,8 +121,8 @@ std::vector<Tensor> conv2d(Variant v, const ir::CallNode& c, const std::vector<T
     // plane Hq x Wq when the strides are 1), so tap (rh, rw) of output q reads plane
     // (rh * dh % sh, rw * dw % sw) at q + (rh * dh / sh) * Wq + rw * dw / sw: linear in q for any
     // stride. The grid's columns ow >= OW are computed and never written.
-    const int64_t Hq = g.OH + (g.KH - 1) * g.dh / g.sh, Wq = g.OW + (g.KW - 1) * g.dw / g.sw;
-    Tensor Pp = pad_phases(x, g, Hq, Wq);
+    Tensor Pp = pad_phases(x, g);
+    const int64_t Wq = Pp.shape()[5];
     IterVar rh = te::reduce_axis(g.KH, "rh"), rw = te::reduce_axis(g.KW, "rw");
     Tensor Y = te::compute({g.N, g.O, (g.OH - 1) * Wq + g.OW}, [&](Expr n, Expr o, Expr q) {
       // The read at flat index q + (th / sh) * Wq + tw / sw of its phase, as (row, column).
@@ -141,7 +142,7 @@ std::vector<Tensor> conv2d(Variant v, const ir::CallNode& c, const std::vector<T
     auto wv = [&](Expr o) {
       return prepacked ? w(o / kBlock, rc.var, rh.var, rw.var, o % kBlock) : w(o, rc.var, rh.var, rw.var);
     };
-    Tensor Pp = pad_phases(x, g, g.OH + (g.KH - 1) * g.dh / g.sh, g.OW + (g.KW - 1) * g.dw / g.sw);
+    Tensor Pp = pad_phases(x, g);
     Tensor Y = te::compute({g.N, g.O, g.OH, g.OW}, [&](Expr n, Expr o, Expr oh, Expr ow) {
       return te::sum(phase_read(Pp, g, n, rc.var, rh.var * g.dh, rw.var * g.dw, oh, ow) * wv(o), {rc, rh, rw});
     }, "conv2d_rows");
@@ -587,17 +588,12 @@ void register_conv(Registry& r) {
               });
   OpImpl blocked = conv_impl("conv2d.blocked", Variant::Blocked,
                  [](const ir::CallNode& c, const target::Target&) { return why_not_packed(call_conv(c)); }, nullptr);
-  OpImpl depthwise = conv_impl("conv2d.depthwise", Variant::Depthwise,
-                   [](const ir::CallNode& c, const target::Target&) -> std::string {
-                     CallConv g = call_conv(c);
-                     return g.G > 1 && g.Cg == 1 && g.O == g.G ? "" : "not depthwise (groups == channels, one output each)";
-                   },
-                   nullptr);
-  OpImpl plane = conv_impl("conv2d.depthwise_plane", Variant::DepthwisePlane,
-                   [](const ir::CallNode& c, const target::Target&) -> std::string {
-                     CallConv g = call_conv(c);
-                     return g.G > 1 && g.Cg == 1 && g.O == g.G ? "" : "not depthwise (groups == channels, one output each)";
-                   },
+  auto why_not_depthwise = [](const ir::CallNode& c, const target::Target&) -> std::string {
+    CallConv g = call_conv(c);
+    return g.G > 1 && g.Cg == 1 && g.O == g.G ? "" : "not depthwise (groups == channels, one output each)";
+  };
+  OpImpl depthwise = conv_impl("conv2d.depthwise", Variant::Depthwise, why_not_depthwise, nullptr);
+  OpImpl plane = conv_impl("conv2d.depthwise_plane", Variant::DepthwisePlane, why_not_depthwise,
                    // Preferred at stride 1 (2x on MobileNetV2's 14x14 and 28x28 planes). Strided, its
                    // padded copy reads the input with a stride, which GCC copies element by element.
                    [](const ir::CallNode& c, const target::Target&) {

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "ir/printer.h"
+#include "records_option.h"
 #include "runtime/measured_placement.h"
 #include "ops/op.h"
 #include "support/error.h"
@@ -101,17 +102,17 @@ partition::PartitionResult run_partition(const ir::Module& m, const BackendArgs&
   return partition::partition_module(m, opts, dump);
 }
 
-std::string apply_placement(partition::PartitionResult& r, const BackendArgs& args, const native::CompileOptions& native,
-                            int threads, const std::function<void(const std::string&)>& progress) {
+std::string apply_placement(partition::PartitionResult& r, const BackendArgs& args, const target::Target& target,
+                            const std::string& records, int threads,
+                            const std::function<void(const std::string&)>& progress) {
   if (args.placement != "measured") return "";
-  if (native.target && native.target->kind != target::Kind::Cpu)
-    throw Error("--placement measured compares backends with the native kernels: it needs a cpu target");
-  if (native.target && !target::cannot_run_here(*native.target, "").empty())
-    throw Error("--placement measured times the kernels on this machine: the target '" + native.target->str() +
+  if (target.kind != target::Kind::Cpu) throw Error("--placement measured needs a cpu target");
+  if (!target::cannot_run_here(target, "").empty())
+    throw Error("--placement measured times the kernels on this machine: the target '" + target.str() +
                 "' cannot run here");
   runtime::PlacementOptions po;
-  po.native = native;
-  po.native.progress = nullptr;
+  po.native.target = target;
+  std::unique_ptr<RecordsUse> chooser = use_records(records, po.native);
   po.threads = threads;
   po.progress = progress;
   std::vector<runtime::RegionTiming> timings;

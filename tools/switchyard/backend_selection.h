@@ -5,7 +5,6 @@
 #include <vector>
 
 #include "partition/pipeline.h"
-#include "native/compile.h"
 #include "runtime/compiled_model.h"
 
 namespace CLI { class App; }
@@ -29,11 +28,13 @@ partition::PartitionOptions partition_options(const BackendArgs& args);
 // Runs the pipeline, printing the IR after --dump-after's pass(es) to stdout.
 partition::PartitionResult run_partition(const ir::Module& m, const BackendArgs& args);
 
-// With --placement measured: times each claimed region on its backend and natively (with `native`'s
-// target and records) and takes back those that lose; the report says both times. Returns one
-// "placement: @region backend|native (why)" line per region. No-op ("") for rules.
-std::string apply_placement(partition::PartitionResult& r, const BackendArgs& args, const native::CompileOptions& native,
-                            int threads, const std::function<void(const std::string&)>& progress);
+// With --placement measured: times each claimed region on its backend and natively (for `target`,
+// with the tuning records file `records` if not empty) and takes back those that lose; the
+// report says both times. Returns one "placement: @region backend|native (why)" line per region.
+// No-op ("") for rules; sy::Error for a target that is not a cpu this machine runs.
+std::string apply_placement(partition::PartitionResult& r, const BackendArgs& args, const target::Target& target,
+                            const std::string& records, int threads,
+                            const std::function<void(const std::string&)>& progress);
 
 // Builds the backends' modules for a partitioned module; each region a backend could not build
 // (it then runs natively) is printed as one warning line on stderr.

@@ -40,13 +40,7 @@ int run_compile(const CompileArgs& a) {
   Progress progress;
   progress.show("partitioning...");
   partition::PartitionResult r = run_partition(m, a.backends);
-  if (a.backends.placement == "measured") {
-    if (tgt.kind != target::Kind::Cpu) throw Error("--placement measured needs a cpu target");
-    native::CompileOptions po;
-    po.target = tgt;
-    std::unique_ptr<RecordsUse> placement_records = use_records(a.records, po);
-    apply_placement(r, a.backends, po, 0, [&](const std::string& s) { progress.show(s); });
-  }
+  apply_placement(r, a.backends, tgt, a.records, 0, [&](const std::string& s) { progress.show(s); });
   progress.show("building backend modules...");
   runtime::CompiledModel cm = build_backend_modules(r.module, a.backends, tgt);
   native::Compiled nc;

@@ -59,12 +59,9 @@ int run_run(const RunArgs& a) {
     ir::Module m = load(a.model, a.input_shapes);
     partition::PartitionResult r = run_partition(m, a.backends);
     if (a.backends.placement == "measured") {
-      if (tgt.kind != target::Kind::Cpu) throw Error("--placement measured needs a cpu target");
       Progress progress;
-      native::CompileOptions po;
-      po.target = tgt;
-      std::unique_ptr<RecordsUse> placement_records = use_records(a.records, po);
-      std::string lines = apply_placement(r, a.backends, po, a.threads, [&](const std::string& s) { progress.show(s); });
+      std::string lines =
+          apply_placement(r, a.backends, tgt, a.records, a.threads, [&](const std::string& s) { progress.show(s); });
       progress.clear();
       std::cerr << lines;
     }
