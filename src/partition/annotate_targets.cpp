@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "ir/visitor.h"
+#include "partition/inline_regions.h"
 #include "partition/region_util.h"
 
 namespace sy::partition {
@@ -104,6 +105,17 @@ class Annotator : public ir::ExprMutator {
     for (const ir::Expr& e : ir::post_order(body)) top_.insert(e.get());
   }
 
+  // Marks the decisions of the nodes whose values the model returns.
+  void mark_outputs(const ir::Expr& body) {
+    if (!report_) return;
+    std::vector<ir::Expr> outs{body};
+    if (auto* t = body->as<ir::TupleNode>()) outs = t->fields;
+    for (const ir::Expr& o : outs) {
+      int p = producer(o);
+      if (p >= 0) report_->decisions[static_cast<size_t>(p)].model_output = true;
+    }
+  }
+
  protected:
   ir::Expr rewrite_call(const ir::Expr& orig, const ir::CallNode* c, std::vector<ir::Expr> args,
                         ir::Expr callee) override {
@@ -111,13 +123,36 @@ class Annotator : public ir::ExprMutator {
     bool composite = !callee_attr(orig, kComposite).empty();
     // Only @main's own nodes: composite bodies are the backend's business.
     if (!top_.count(orig.get()) || (!c->is_op() && !composite)) return e;  // other function calls stay as they are
+    const int index = next_++;
     NodeDecision d = decide(e, opts_);
+    if (opts_.native_nodes.count(index) && !d.backend.empty()) {
+      d.rejections.insert(d.rejections.begin(), {d.backend, "measured placement keeps it native"});
+      d.backend.clear();
+      d.why.clear();
+      if (composite) e = flatten_composites(e);
+    }
     std::string backend = d.backend;
-    if (report_) report_->decisions.push_back(std::move(d));
+    if (report_) {
+      for (const ir::Expr& a : c->args)
+        if (a->kind != ir::ExprKind::Constant) d.inputs.push_back({producer(a), tensor_bytes(a->type)});
+      d.output_bytes = tensor_bytes(e->type);
+      report_->decisions.push_back(std::move(d));
+    }
+    index_of_[orig.get()] = index;
     return backend.empty() ? e : wrap(e, backend);
   }
 
  private:
+  // The decision index of the node whose value `e` is (through tuple fields), or -1.
+  int producer(const ir::Expr& e) const {
+    const ir::ExprNode* n = e.get();
+    if (auto* g = e->as<ir::TupleGetItemNode>()) n = g->tuple.get();
+    auto it = index_of_.find(n);
+    return it == index_of_.end() ? -1 : it->second;
+  }
+
+  int next_ = 0;
+  std::unordered_map<const ir::ExprNode*, int> index_of_;
   const PartitionOptions& opts_;
   PartitionReport* report_;
   std::unordered_set<const ir::ExprNode*> top_;
@@ -130,6 +165,7 @@ ir::Module annotate_targets(const ir::Module& m, const PartitionOptions& opts, P
   const ir::FunctionNode& main = m.main();
   Annotator a(main.body, opts, report);
   ir::Expr body = a.mutate(main.body);
+  a.mark_outputs(main.body);
   if (body != main.body) out.functions["main"] = ir::function(main.params, body, main.attrs);
   return out;
 }

@@ -121,8 +121,8 @@ class RegionMerger {
         s.flops += oc.flops;
         rep.ops.insert(rep.ops.end(), oc.names.begin(), oc.names.end());
         for (const ir::Expr& a : e->as<ir::CallNode>()->args)
-          if (!inside.count(a.get())) s.boundary_bytes += bytes_of(a->type);
-        if (escapes(n, inside)) s.boundary_bytes += bytes_of(e->type);
+          if (!inside.count(a.get())) s.boundary_bytes += tensor_bytes(a->type);
+        if (escapes(n, inside)) s.boundary_bytes += tensor_bytes(e->type);
       }
       rep.flops = s.flops;
       const backends::Backend* b = backend_named(backend_[r]);
@@ -133,6 +133,7 @@ class RegionMerger {
       if (report_) report_->regions.push_back(std::move(rep));
       if (report_) {
         const int index = static_cast<int>(report_->regions.size()) - 1;
+        report_index_[static_cast<int>(r)] = index;
         for_each_decision(r, [&](NodeDecision& d) {
           if (v.ok) {
             d.region = index;
@@ -162,14 +163,6 @@ class RegionMerger {
       if (ids.count(e.get()) && f(report_->decisions[k])) dissolved_decisions_.insert(k);
       ++k;
     }
-  }
-
-  static int64_t bytes_of(const ir::Type& t) {
-    if (t->kind != ir::TypeKind::Tensor) return 0;
-    const ir::TypeNode& tt = ir::as_tensor(t);
-    int64_t n = dtype_size(tt.dtype);
-    for (int64_t d : tt.shape) n *= d;
-    return n;
   }
 
   bool escapes(Node n, const std::unordered_set<Node>& inside) {
@@ -321,6 +314,8 @@ class RegionMerger {
       body = ir::tuple(fs);
     }
     ir::Expr fn = ir::function(params, body, {{kCompiler, backend_[static_cast<size_t>(r)]}});
+    // partition_graph reorders the report's regions and renumbers the decisions' region by this.
+    if (report_ && report_index_.count(r)) report_->region_functions.emplace_back(fn, report_index_.at(r));
     ir::Expr call = ir::call_function(fn, outer_args);
     if (outs.size() == 1) {
       new_of_[outs[0]] = call;
@@ -340,6 +335,7 @@ class RegionMerger {
   std::vector<std::string> backend_;
   std::map<int, int> parent_;
   std::unordered_set<int> offloaded_;
+  std::map<int, int> report_index_;
   std::unordered_set<size_t> dissolved_decisions_;
   std::unordered_map<Node, ir::Expr> new_of_;
 };

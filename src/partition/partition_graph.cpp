@@ -4,6 +4,7 @@
 #include <map>
 
 #include "ir/visitor.h"
+#include "support/error.h"
 #include "partition/region_util.h"
 
 namespace sy::partition {
@@ -12,7 +13,8 @@ namespace {
 
 class Outliner : public ir::ExprMutator {
  public:
-  Outliner(ir::Module& m, PartitionReport* report) : m_(m), report_(report) {}
+  Outliner(ir::Module& m, PartitionReport* report, const std::string& prefix)
+      : m_(m), report_(report), prefix_(prefix) {}
 
  protected:
   ir::Expr rewrite_call(const ir::Expr& orig, const ir::CallNode* c, std::vector<ir::Expr> args,
@@ -20,8 +22,11 @@ class Outliner : public ir::ExprMutator {
     std::string backend = callee_attr(orig, kCompiler);
     if (backend.empty()) return ExprMutator::rewrite_call(orig, c, std::move(args), std::move(callee));
     const ir::FunctionNode* f = inline_callee(orig);
-    std::string symbol = backend + "_" + std::to_string(next_[backend]++);
+    std::string symbol = prefix_ + backend + "_" + std::to_string(next_[backend]++);
     ir::FuncAttrs attrs = f->attrs;
+    if (report_)
+      for (const auto& [fn, index] : report_->region_functions)
+        if (fn.get() == f) renumbered_[index] = static_cast<int>(outlined_.size());
     attrs["global_symbol"] = symbol;
     attrs["Primitive"] = "1";
     // Parameter names carry the symbol, so printed texts say which region an input belongs to.
@@ -49,19 +54,21 @@ class Outliner : public ir::ExprMutator {
 
  public:
   std::vector<RegionReport> outlined_;
+  std::map<int, int> renumbered_;  // the merge's report index -> the outlined one
 
  private:
   ir::Module& m_;
   PartitionReport* report_;
+  const std::string prefix_;
   std::map<std::string, int> next_;
 };
 
 }  // namespace
 
-ir::Module partition_graph(const ir::Module& m, PartitionReport* report) {
+ir::Module partition_graph(const ir::Module& m, PartitionReport* report, const std::string& symbol_prefix) {
   ir::Module out = m;
   const ir::FunctionNode& main = m.main();
-  Outliner o(out, report);
+  Outliner o(out, report, symbol_prefix);
   ir::Expr body = o.mutate(main.body);
   if (body != main.body) out.functions["main"] = ir::function(main.params, body, main.attrs);
   if (report) {
@@ -70,6 +77,13 @@ ir::Module partition_graph(const ir::Module& m, PartitionReport* report) {
       if (!r.offloaded) kept.push_back(std::move(r));
     report->regions = std::move(o.outlined_);
     report->regions.insert(report->regions.end(), kept.begin(), kept.end());
+    for (NodeDecision& d : report->decisions) {
+      if (d.region < 0) continue;
+      auto it = o.renumbered_.find(d.region);
+      SY_CHECK(it != o.renumbered_.end()) << "a decision names region " << d.region << ", which was not outlined";
+      d.region = it->second;
+    }
+    report->region_functions.clear();
   }
   return out;
 }

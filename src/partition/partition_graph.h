@@ -7,7 +7,8 @@
 namespace sy::partition {
 
 // Replaces the offloaded entries of report->regions by one per outlined function, with its symbol.
-ir::Module partition_graph(const ir::Module& m, PartitionReport* report = nullptr);
+// Outlined functions are named symbol_prefix + backend + "_" + n.
+ir::Module partition_graph(const ir::Module& m, PartitionReport* report = nullptr, const std::string& symbol_prefix = "");
 
 // The external functions of a partitioned module, by backend, in symbol order.
 std::map<std::string, std::vector<backends::ExternFunction>> extern_functions(const ir::Module& m);

@@ -2,6 +2,7 @@
 // reports back (every placement decision and its reasons, every region).
 #pragma once
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,18 @@ namespace sy::partition {
 struct PartitionOptions {
   std::vector<const backends::Backend*> backends;
   std::map<std::string, std::string> prefer;
+  // Measured placement's decisions: these nodes (indices into PartitionReport::decisions, which
+  // are in graph order and so the same for the same module and options) stay native whoever
+  // claims them, and outlined regions are named prefix + backend + "_" + n.
+  std::set<int> native_nodes;
+  std::string symbol_prefix;
+};
+
+// A value a node reads: the decision index of the node that makes it (-1: a model input, or a
+// value no op call makes) and its size. Constants are not listed (they travel with the node).
+struct NodeInput {
+  int producer = -1;
+  int64_t bytes = 0;
 };
 
 // Why one node went where it went.
@@ -28,6 +41,10 @@ struct NodeDecision {
   std::string why;      // the choosing reason (e.g. "mylib first in priority order")
   std::vector<std::pair<std::string, std::string>> rejections;  // (backend, reason)
   int region = -1;  // index in PartitionReport::regions of the offloaded region it went into
+  // The node's place in the graph, for placement's costs of crossing between backends.
+  std::vector<NodeInput> inputs;
+  bool model_output = false;  // its value is (part of) the model's result
+  int64_t output_bytes = 0;   // the size of its value (0 for a tuple)
 };
 
 struct RegionReport {
@@ -43,6 +60,9 @@ struct RegionReport {
 struct PartitionReport {
   std::vector<NodeDecision> decisions;  // every op call and composite call of @main, in order
   std::vector<RegionReport> regions;
+  // Between merge_regions and partition_graph only: each region function and its index in
+  // `regions`, so that the decisions' region can follow the outlining's order.
+  std::vector<std::pair<ir::Expr, int>> region_functions;
 };
 
 }  // namespace sy::partition

@@ -30,7 +30,7 @@ PartitionResult partition_module(const ir::Module& m, const PartitionOptions& op
   x = step("merge_composites", merge_composites(x, opts));
   x = step("annotate_targets", annotate_targets(x, opts, &r.report));
   x = step("merge_regions", merge_regions(x, opts, &r.report));
-  r.module = step("partition_graph", partition_graph(x, &r.report));
+  r.module = step("partition_graph", partition_graph(x, &r.report, opts.symbol_prefix));
   return r;
 }
 

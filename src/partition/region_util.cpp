@@ -55,4 +55,12 @@ std::string node_label(const ir::Expr& e) {
   return comp2.empty() ? "function call" : "region " + comp2;
 }
 
+int64_t tensor_bytes(const ir::Type& t) {
+  if (t->kind != ir::TypeKind::Tensor) return 0;
+  const ir::TypeNode& tt = ir::as_tensor(t);
+  int64_t n = static_cast<int64_t>(dtype_size(tt.dtype));
+  for (int64_t d : tt.shape) n *= d;
+  return n;
+}
+
 }  // namespace sy::partition

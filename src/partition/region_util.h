@@ -27,6 +27,9 @@ struct OpCount {
 };
 OpCount count_ops(const ir::Expr& call);
 
+// The bytes of a tensor type (0 for other types).
+int64_t tensor_bytes(const ir::Type& t);
+
 // "nn.conv2d" or "composite mylib.conv2d_bias_relu".
 std::string node_label(const ir::Expr& e);
 

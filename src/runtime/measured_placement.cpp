@@ -1,23 +1,29 @@
 // Measured placement: each claimed region timed on its backend and natively, checked against the
-// reference executor.
+// reference executor, and split where the measurements say a split is cheaper.
 #include "runtime/measured_placement.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <set>
 
 #include "api/inputs.h"
 #include "backends/reference/executor.h"
 #include "partition/inline_regions.h"
 #include "partition/partition_graph.h"
-#include "target/host.h"
+#include "runtime/compiled_model.h"
+#include "runtime/placement_records.h"
+#include "runtime/placement_search.h"
 #include "support/error.h"
+#include "target/host.h"
 
 namespace sy::runtime {
 
 namespace {
+
+using Decision = RegionTiming::Decision;
 
 // The largest over the outputs of max |a - b| / max |b| (each output on its own scale, so that a
 // small output is not judged on a large one's); inf on a shape or dtype mismatch, or where NaN or
@@ -74,137 +80,518 @@ ir::Module region_module(const std::string& symbol, const ir::Expr& fn) {
   return partition::inline_regions(r, {symbol});
 }
 
-// Times and checks one region; t->offloaded says where it goes. A region that cannot be measured
-// (inputs of other types than float, or a reference or native side that fails) keeps the rules'
-// decision, with why; a backend that fails to build or run it, or gives other values, loses it.
-void measure_region(const backends::Backend& backend, const backends::ExternFunction& f, const PlacementOptions& opts,
-                    RegionTiming* t) {
-  const std::string& name = t->backend;
-  ir::Module plain = region_module(f.symbol, f.function);
-  if (!float_params_only(plain)) {
-    t->why = "not measured (inputs that are not float: random values may not be valid ones); kept on " + name;
-    return;
-  }
-  std::vector<Tensor> inputs;
-  for (size_t i = 0; i < plain.main().params.size(); ++i) {
-    const ir::Expr& p = plain.main().params[i];
-    inputs.push_back(api::random_tensor(ir::shape_of(p), ir::dtype_of(p), 1000 + i));
-  }
-  std::vector<Tensor> want;
+// Medians of runs timed alternately, so that a change of the machine's speed affects all alike.
+// A run whose cost is injected (tests) is not timed. Throws what a run throws.
+std::vector<double> time_alternately(const std::vector<std::function<void()>>& runs,
+                                     const std::vector<std::optional<double>>& injected, const PlacementOptions& opts) {
+  std::vector<std::vector<double>> t(runs.size());
+  for (int i = 0; i < opts.warmup + opts.repeat; ++i)
+    for (size_t k = 0; k < runs.size(); ++k) {
+      if (injected[k]) continue;
+      auto t0 = std::chrono::steady_clock::now();
+      runs[k]();
+      double v = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      if (i >= opts.warmup) t[k].push_back(v);
+    }
+  std::vector<double> out;
+  for (size_t k = 0; k < runs.size(); ++k) out.push_back(injected[k] ? *injected[k] : median_ms(t[k]));
+  return out;
+}
+
+// One region built on its backend and natively, on seeded random inputs of its real types.
+struct Pair {
+  ir::Module plain;  // the region alone, composites flattened
+  std::vector<Tensor> inputs, want;  // want: the reference executor's outputs (when checked)
   native::Compiled nc;
-  try {
-    Result<std::vector<Tensor>> r = reference::run_module(plain, inputs);
-    if (!r.is_ok()) throw Error("the reference executor: " + r.status().message());
-    want = std::move(r.value());
-    nc = native::compile_native(plain, opts.native);
-    t->native_error = relative_error(nc.executable->run(inputs, opts.threads, nullptr), want);
-  } catch (const std::exception& e) {
-    t->why = std::string("not measured (") + e.what() + "); kept on " + name;
-    return;
-  }
-  auto run_native = [&] { return nc.executable->run(inputs, opts.threads, nullptr); };
   std::unique_ptr<backends::RuntimeModule> mod;
+  std::string symbol;
+  double backend_ms = 0, native_ms = 0, backend_error = 0, native_error = 0;
+  bool timed = false;         // both sides were timed
+  bool backend_lost = false;  // the backend failed or gave other values: native takes it
+  std::string why;            // when not timed
+
+  void run_native(int threads) const { nc.executable->run(inputs, threads, nullptr); }
+  void run_backend() const { mod->run(symbol, inputs); }
+};
+
+// Builds, checks (with `check`, against the reference executor) and times one region. A region
+// that cannot be measured (inputs that are not float, or a reference or native side that fails)
+// is not timed, with why; a backend that fails to build or run it, or gives other values, loses.
+std::unique_ptr<Pair> measure(const backends::Backend& backend, const backends::ExternFunction& f,
+                              const std::string& label, const PlacementOptions& opts, bool check) {
+  auto p = std::make_unique<Pair>();
+  p->symbol = f.symbol;
+  const std::string& name = backend.name();
+  p->plain = region_module(f.symbol, f.function);
+  if (!float_params_only(p->plain)) {
+    p->why = "not measured (inputs that are not float: random values may not be valid ones)";
+    return p;
+  }
+  for (size_t i = 0; i < p->plain.main().params.size(); ++i) {
+    const ir::Expr& q = p->plain.main().params[i];
+    p->inputs.push_back(api::random_tensor(ir::shape_of(q), ir::dtype_of(q), 1000 + i));
+  }
   try {
-    mod = backend.compile({f}, opts.native.target.value_or(target::host()));
-    t->backend_error = relative_error(mod->run(f.symbol, inputs), want);
+    if (check) {
+      Result<std::vector<Tensor>> r = reference::run_module(p->plain, p->inputs);
+      if (!r.is_ok()) throw Error("the reference executor: " + r.status().message());
+      p->want = std::move(r.value());
+    }
+    p->nc = native::compile_native(p->plain, opts.native);
+    if (check) p->native_error = relative_error(p->nc.executable->run(p->inputs, opts.threads, nullptr), p->want);
   } catch (const std::exception& e) {
-    t->offloaded = false;
-    t->why = "measured: " + name + " failed on it alone (" + e.what() + ")";
-    return;
+    p->why = std::string("not measured (") + e.what() + ")";
+    return p;
   }
-  if (t->backend_error > opts.tolerance) {
-    char b[64];
-    std::snprintf(b, sizeof b, "%.3g", t->backend_error);
-    t->offloaded = false;
-    t->why = "measured: " + name + "'s results differ from the reference (relative error " + b + ")";
-    return;
-  }
-  auto run_backend = [&] { return mod->run(f.symbol, inputs); };
-  // Alternate the two so that a change of the machine's speed affects both alike. Both run with
-  // the thread count the model will use (a backend that keeps state per thread count, as oneDNN's
-  // plans, builds it in the warm-up).
-  std::optional<double> injected_b = opts.cost ? opts.cost(f.symbol, name) : std::nullopt;
-  std::optional<double> injected_n = opts.cost ? opts.cost(f.symbol, "native") : std::nullopt;
-  auto time_one = [](const std::function<std::vector<Tensor>()>& run) {
-    auto t0 = std::chrono::steady_clock::now();
-    run();
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  };
-  std::vector<double> tb, tn;
   try {
-    for (int i = 0; i < opts.warmup + opts.repeat; ++i) {
-      if (!injected_b) {
-        double v = time_one(run_backend);
-        if (i >= opts.warmup) tb.push_back(v);
+    p->mod = backend.compile({f}, opts.native.target.value_or(target::host()));
+    std::vector<Tensor> got = p->mod->run(f.symbol, p->inputs);
+    if (check) p->backend_error = relative_error(got, p->want);
+  } catch (const std::exception& e) {
+    p->backend_lost = true;
+    p->why = "measured: " + name + " failed on it alone (" + e.what() + ")";
+    return p;
+  }
+  if (p->backend_error > opts.tolerance) {
+    char b[64];
+    std::snprintf(b, sizeof b, "%.3g", p->backend_error);
+    p->backend_lost = true;
+    p->why = "measured: " + name + "'s results differ from the reference (relative error " + b + ")";
+    return p;
+  }
+  // Both run with the thread count the model will use (a backend that keeps state per thread
+  // count, as oneDNN's plans, builds it in the warm-up).
+  try {
+    const Pair& q = *p;
+    std::vector<double> m = time_alternately(
+        {[&q] { q.run_backend(); }, [&q, &opts] { q.run_native(opts.threads); }},
+        {opts.cost ? opts.cost(label, name) : std::nullopt, opts.cost ? opts.cost(label, "native") : std::nullopt},
+        opts);
+    p->backend_ms = m[0];
+    p->native_ms = m[1];
+  } catch (const std::exception& e) {
+    p->backend_lost = true;
+    p->why = "measured: " + name + " or native failed while timed (" + e.what() + ")";
+    return p;
+  }
+  p->timed = true;
+  return p;
+}
+
+const backends::Backend& backend_named(const std::vector<const backends::Backend*>& bs, const std::string& name) {
+  for (const backends::Backend* b : bs)
+    if (b->name() == name) return *b;
+  throw Error("the model needs backend '" + name + "', which is not available in this build");
+}
+
+// The partition with every decision but `keep` native (keep's nodes claimed as the rules say).
+partition::PartitionResult partition_keeping(const ir::Module& model, const partition::PartitionOptions& popts,
+                                             size_t decisions, const std::set<int>& keep, const std::string& prefix) {
+  partition::PartitionOptions o = popts;
+  o.symbol_prefix = prefix;
+  for (int k = 0; k < static_cast<int>(decisions); ++k)
+    if (!keep.count(k)) o.native_nodes.insert(k);
+  return partition::partition_module(model, o);
+}
+
+// The region of `r` that holds decision k, as an extern function; nullopt if k went native.
+std::optional<backends::ExternFunction> region_of(const partition::PartitionResult& r, int k) {
+  const int region = r.report.decisions[static_cast<size_t>(k)].region;
+  if (region < 0) return std::nullopt;
+  const std::string& symbol = r.report.regions[static_cast<size_t>(region)].symbol;
+  return backends::ExternFunction{symbol, r.module.functions.at(symbol)};
+}
+
+// One region of the rules' placement and what placing it needs.
+struct Region {
+  size_t rules_index = 0;  // in the rules' report
+  std::string symbol, backend;
+  std::vector<int> nodes;  // its decisions, in graph order
+  RegionTiming timing;
+  std::vector<int> split_native;  // with Decision::Split: positions in `nodes` kept native
+};
+
+class Placer {
+ public:
+  Placer(const ir::Module& model, const partition::PartitionOptions& popts, const PlacementOptions& opts)
+      : model_(model), popts_(popts), opts_(opts),
+        records_(opts.records, opts.native.target.value_or(target::host())) {}
+
+  partition::PartitionResult run(std::vector<RegionTiming>* timings) {
+    rules_ = partition::partition_module(model_, popts_);
+    std::vector<Region> regions;
+    for (size_t i = 0; i < rules_.report.regions.size(); ++i) {
+      const partition::RegionReport& rr = rules_.report.regions[i];
+      if (!rr.offloaded || rr.symbol.empty()) continue;
+      Region g;
+      g.rules_index = i;
+      g.symbol = rr.symbol;
+      g.backend = rr.backend;
+      for (size_t k = 0; k < rules_.report.decisions.size(); ++k)
+        if (rules_.report.decisions[k].region == static_cast<int>(i)) g.nodes.push_back(static_cast<int>(k));
+      regions.push_back(std::move(g));
+    }
+    for (size_t i = 0; i < regions.size(); ++i) {
+      Region& g = regions[i];
+      if (opts_.progress)
+        opts_.progress("placing: region " + std::to_string(i + 1) + "/" + std::to_string(regions.size()) + " (@" +
+                       g.symbol + ", " + std::to_string(g.nodes.size()) + " nodes, on " + g.backend + " or native)");
+      place(g);
+    }
+    records_.save();
+    std::set<int> native;
+    for (const Region& g : regions) {
+      if (g.timing.decision == Decision::Native) native.insert(g.nodes.begin(), g.nodes.end());
+      if (g.timing.decision == Decision::Split)
+        for (int p : g.split_native) native.insert(g.nodes[static_cast<size_t>(p)]);
+    }
+    partition::PartitionOptions o = popts_;
+    o.native_nodes = native;
+    partition::PartitionResult placed = partition::partition_module(model_, o);
+    explain(regions, &placed);
+    if (timings) {
+      timings->clear();
+      for (Region& g : regions) timings->push_back(std::move(g.timing));
+    }
+    return placed;
+  }
+
+ private:
+  void place(Region& g) {
+    RegionTiming& t = g.timing;
+    t.symbol = g.symbol;
+    t.backend = g.backend;
+    t.nodes = static_cast<int>(g.nodes.size());
+    const backends::Backend& backend = backend_named(popts_.backends, g.backend);
+    const backends::ExternFunction f{g.symbol, rules_.module.functions.at(g.symbol)};
+    const bool search = opts_.split && g.nodes.size() >= 2;
+    const std::string key =
+        PlacementRecords::key(region_module(g.symbol, f.function), g.backend, opts_.threads, search);
+    if (std::optional<StoredPlacement> s = records_.find(key)) {
+      if (from_records(g, *s)) return;
+    }
+    std::unique_ptr<Pair> whole = measure(backend, f, g.symbol, opts_, true);
+    t.backend_error = whole->backend_error;
+    t.native_error = whole->native_error;
+    const std::string description = std::to_string(g.nodes.size()) + " nodes on " + g.backend;
+    if (!whole->timed) {
+      t.why = whole->why;
+      if (!whole->backend_lost) {  // not measurable: the rules' decision stands
+        t.why += "; kept on " + g.backend;
+        return;
       }
-      if (!injected_n) {
-        double v = time_one(run_native);
-        if (i >= opts.warmup) tn.push_back(v);
+      t.decision = Decision::Native;
+      records_.add(key, description, g.backend, 0, tune::Outcome::Wrong, whole->why, whole->backend_error, {},
+                   opts_.threads);
+      // Its native time is not needed: the backend lost whatever it is.
+      records_.add(key, description, "native", 0, tune::Outcome::Ok, "", 0, {}, opts_.threads);
+      return;
+    }
+    t.backend_ms = whole->backend_ms;
+    t.native_ms = whole->native_ms;
+    if (search) search_split(g, backend, *whole, key, description);
+    t.decision = t.backend_ms < t.native_ms ? Decision::Backend : Decision::Native;
+    if (t.split_ms > 0 && t.split_ms < std::min(t.backend_ms, t.native_ms)) t.decision = Decision::Split;
+    if (t.decision == Decision::Split)
+      t.split_backend_nodes = static_cast<int>(g.nodes.size() - g.split_native.size());
+    else
+      g.split_native.clear();
+    records_.add(key, description, g.backend, t.backend_ms, tune::Outcome::Ok, "", t.backend_error, {}, opts_.threads);
+    records_.add(key, description, "native", t.native_ms, tune::Outcome::Ok, "", t.native_error, {}, opts_.threads);
+    describe(g);
+  }
+
+  // Takes the stored decision; false if the records do not decide (a split they name no longer fits).
+  bool from_records(Region& g, const StoredPlacement& s) {
+    RegionTiming& t = g.timing;
+    for (int p : s.split_native)
+      if (p < 0 || p >= static_cast<int>(g.nodes.size())) return false;
+    ++records_.found;
+    t.from_records = true;
+    t.native_ms = *s.native_ms;
+    if (!s.backend_ms) {
+      t.decision = Decision::Native;
+      t.why = s.backend_failure + " (from records)";
+      return true;
+    }
+    t.backend_ms = *s.backend_ms;
+    t.backend_error = s.backend_error;
+    t.decision = t.backend_ms < t.native_ms ? Decision::Backend : Decision::Native;
+    if (s.split_ms && *s.split_ms < std::min(t.backend_ms, t.native_ms)) {
+      t.decision = Decision::Split;
+      t.split_ms = *s.split_ms;
+      g.split_native = s.split_native;
+      t.split_backend_nodes = static_cast<int>(g.nodes.size() - g.split_native.size());
+    }
+    describe(g);
+    t.why += " (from records)";
+    return true;
+  }
+
+  void describe(Region& g) {
+    RegionTiming& t = g.timing;
+    t.why = "measured: " + g.backend + " " + ms(t.backend_ms) + ", native " + ms(t.native_ms);
+    if (t.split_model_ms > 0 || t.split_ms > 0) {
+      t.why += ", split ";
+      t.why += t.split_ms > 0 ? ms(t.split_ms) : "not built";
+      if (t.split_model_ms > 0) t.why += " (model " + ms(t.split_model_ms) + ")";
+    }
+    if (t.searched) {
+      char b[160];
+      std::snprintf(b, sizeof b, "; nodes alone: %s %.3f ms, native %.3f ms, a crossing %.3f ms/MB", g.backend.c_str(),
+                    t.alone_backend_ms, t.alone_native_ms, t.crossing_ms_per_mb);
+      t.why += b;
+      if (t.split_model_ms == 0) t.why += ", no split cheaper";
+    }
+    if (t.decision == Decision::Native) t.why += " (native not slower)";
+    if (t.decision == Decision::Split)
+      t.why += ": " + std::to_string(t.split_backend_nodes) + " of " + std::to_string(t.nodes) + " nodes on " +
+               g.backend;
+  }
+
+  // Times each node alone, fits the cost of a value crossing, finds the cheapest split by a
+  // minimum cut and, if it beats both whole choices in the model, builds the region split and
+  // times it beside them (t's times are then the latest).
+  void search_split(Region& g, const backends::Backend& backend, const Pair& whole, const std::string& key,
+                    const std::string& description) {
+    RegionTiming& t = g.timing;
+    const size_t n = g.nodes.size();
+    const auto& ds = rules_.report.decisions;
+    std::map<int, int> local;  // decision index -> position in the region
+    for (size_t i = 0; i < n; ++i) local[g.nodes[i]] = static_cast<int>(i);
+    // Nodes alone: colour the region so that no two neighbours share a colour, and partition once
+    // per colour (neighbours would merge into one region).
+    std::vector<int> colour(n, -1);
+    int colours = 0;
+    for (size_t i = 0; i < n; ++i) {
+      std::set<int> taken;
+      for (const partition::NodeInput& in : ds[static_cast<size_t>(g.nodes[i])].inputs)
+        if (local.count(in.producer)) taken.insert(colour[static_cast<size_t>(local[in.producer])]);
+      for (size_t j = 0; j < i; ++j)
+        for (const partition::NodeInput& in : ds[static_cast<size_t>(g.nodes[j])].inputs)
+          if (in.producer == g.nodes[i]) taken.insert(colour[j]);
+      int c = 0;
+      while (taken.count(c)) ++c;
+      colour[i] = c;
+      colours = std::max(colours, c + 1);
+    }
+    std::vector<double> alone_b(n, 0), alone_n(n, 0);
+    std::vector<bool> timed(n, false);
+    for (int c = 0; c < colours; ++c) {
+      std::set<int> keep;
+      for (size_t i = 0; i < n; ++i)
+        if (colour[i] == c) keep.insert(g.nodes[i]);
+      partition::PartitionResult r = partition_keeping(model_, popts_, ds.size(), keep, g.symbol + "_alone_");
+      for (size_t i = 0; i < n; ++i) {
+        if (colour[i] != c) continue;
+        std::optional<backends::ExternFunction> f = region_of(r, g.nodes[i]);
+        if (!f) continue;  // the backend does not take it alone: no preference of its own
+        std::unique_ptr<Pair> p = measure(backend, *f, g.symbol + "/" + std::to_string(i), opts_, false);
+        if (!p->timed) continue;
+        alone_b[i] = p->backend_ms;
+        alone_n[i] = p->native_ms;
+        timed[i] = true;
       }
     }
-  } catch (const std::exception& e) {
-    t->offloaded = false;
-    t->why = "measured: " + name + " or native failed while timed (" + e.what() + ")";
-    return;
+    // Crossings: each value a node reads from another node of the region, and each value that
+    // enters or leaves the region (the outside is native code or another backend's plain tensors).
+    struct Crossing {
+      int from, to;
+      int64_t bytes;
+    };
+    std::vector<Crossing> xs;
+    int64_t internal_bytes = 0;
+    std::vector<int64_t> touching(n, 0);
+    std::set<int> leaves;  // positions whose value is read outside the region
+    for (size_t k = 0; k < ds.size(); ++k) {
+      const bool inside = local.count(static_cast<int>(k));
+      for (const partition::NodeInput& in : ds[k].inputs) {
+        auto p = local.find(in.producer);
+        if (inside && p != local.end()) {
+          xs.push_back({p->second, local[static_cast<int>(k)], in.bytes});
+          internal_bytes += in.bytes;
+        } else if (inside) {
+          xs.push_back({local[static_cast<int>(k)], -1, in.bytes});
+        } else if (p != local.end()) {
+          leaves.insert(p->second);
+        }
+      }
+    }
+    for (int i : leaves) xs.push_back({i, -1, ds[static_cast<size_t>(g.nodes[static_cast<size_t>(i)])].output_bytes});
+    for (size_t i = 0; i < n; ++i)
+      if (ds[static_cast<size_t>(g.nodes[i])].model_output && !leaves.count(static_cast<int>(i)))
+        xs.push_back({static_cast<int>(i), -1, ds[static_cast<size_t>(g.nodes[i])].output_bytes});
+    for (const Crossing& x : xs) {
+      touching[static_cast<size_t>(x.from)] += x.bytes;
+      if (x.to >= 0) touching[static_cast<size_t>(x.to)] += x.bytes;
+    }
+    // The model is calibrated to the two whole measurements. Alone, a node pays a crossing for
+    // every value it reads or writes; inside the whole region only the boundary's are paid, so
+    // the difference is what the internal values would have cost to cross (each twice: out of
+    // one node, into the next). What the nodes alone miss on either side (a warm cache alone, a
+    // fusion the whole region allows) is spread over them in proportion.
+    double sum_b = 0, sum_n = 0;
+    for (size_t i = 0; i < n; ++i) {
+      sum_b += alone_b[i];
+      sum_n += alone_n[i];
+    }
+    t.searched = true;
+    t.alone_backend_ms = sum_b;
+    t.alone_native_ms = sum_n;
+    if (sum_b <= 0 || sum_n <= 0) return;
+    const double per_byte = internal_bytes > 0 ? std::max(0.0, (sum_b - t.backend_ms) / (2.0 * internal_bytes)) : 0;
+    t.crossing_ms_per_mb = per_byte * 1e6;
+    double boundary = 0;
+    for (const Crossing& x : xs)
+      if (x.to < 0) boundary += per_byte * static_cast<double>(x.bytes);
+    double intrinsic_b = 0;
+    for (size_t i = 0; i < n; ++i) intrinsic_b += alone_b[i] - per_byte * static_cast<double>(touching[i]);
+    const double scale_b = intrinsic_b > 0 ? std::max(0.0, t.backend_ms - boundary) / intrinsic_b : 1;
+    const double scale_n = t.native_ms / sum_n;
+    PlacementGraph pg;
+    for (size_t i = 0; i < n; ++i) {
+      pg.on_backend.push_back(timed[i] ? (alone_b[i] - per_byte * static_cast<double>(touching[i])) * scale_b : 0);
+      pg.native.push_back(timed[i] ? alone_n[i] * scale_n : 0);
+    }
+    for (const Crossing& x : xs) pg.edges.push_back({x.from, x.to, per_byte * static_cast<double>(x.bytes)});
+    PlacementChoice best = cheapest_placement(pg);
+    std::vector<int> split_native;
+    for (size_t i = 0; i < n; ++i)
+      if (!best.on_backend[i]) split_native.push_back(static_cast<int>(i));
+    const bool mixed = !split_native.empty() && split_native.size() < n;
+    if (!mixed || best.cost >= std::min(t.backend_ms, t.native_ms)) {
+      records_.add(key, description, "split", 0, tune::Outcome::Cut,
+                   mixed ? "the model's best split is not cheaper than the region whole" : "the model keeps it whole",
+                   0, {}, opts_.threads);
+      return;
+    }
+    t.split_model_ms = best.cost;
+    std::string why;
+    std::optional<double> ms = time_split(g, backend, whole, split_native, &why);
+    if (!ms) {
+      records_.add(key, description, "split", 0, tune::Outcome::Wrong, why, 0, split_native, opts_.threads);
+      t.split_model_ms = 0;
+      return;
+    }
+    records_.add(key, description, "split", *ms, tune::Outcome::Ok, "", 0, split_native, opts_.threads);
+    t.split_ms = *ms;
+    g.split_native = split_native;
   }
-  t->backend_ms = injected_b ? *injected_b : median_ms(tb);
-  t->native_ms = injected_n ? *injected_n : median_ms(tn);
-  const std::string times = name + " " + ms(t->backend_ms) + ", native " + ms(t->native_ms);
-  t->offloaded = t->backend_ms < t->native_ms;
-  t->why = "measured: " + times + (t->offloaded ? "" : " (native not slower)");
-}
+
+  // The region split (its nodes at `split_native` native, the rest on the backend) built alone,
+  // checked against the reference and timed beside the whole region's two choices; nullopt, with
+  // why, if it cannot be built as the model's graph or gives other values.
+  std::optional<double> time_split(Region& g, const backends::Backend& backend, const Pair& whole,
+                                   const std::vector<int>& split_native, std::string* why) {
+    const auto& ds = rules_.report.decisions;
+    const size_t n = g.nodes.size();
+    // The region alone partitions into the same nodes in the same order (checked: names and
+    // the positions of what each reads), so positions carry over.
+    partition::PartitionResult pr = partition::partition_module(whole.plain, popts_);
+    if (pr.report.decisions.size() != n) {
+      *why = "the region alone partitions into other nodes";
+      return std::nullopt;
+    }
+    std::map<int, int> local;
+    for (size_t i = 0; i < n; ++i) local[g.nodes[i]] = static_cast<int>(i);
+    for (size_t i = 0; i < n; ++i) {
+      const partition::NodeDecision& a = ds[static_cast<size_t>(g.nodes[i])];
+      const partition::NodeDecision& b = pr.report.decisions[i];
+      bool same = a.node == b.node && a.inputs.size() == b.inputs.size() && b.backend == g.backend;
+      for (size_t j = 0; same && j < a.inputs.size(); ++j) {
+        auto it = local.find(a.inputs[j].producer);
+        same = (it == local.end() ? -1 : it->second) == b.inputs[j].producer;
+      }
+      if (!same) {
+        *why = "the region alone partitions into other nodes";
+        return std::nullopt;
+      }
+    }
+    partition::PartitionOptions o = popts_;
+    o.native_nodes.insert(split_native.begin(), split_native.end());
+    o.symbol_prefix = g.symbol + "_split_";
+    CompiledModel cm = build_modules(partition::partition_module(whole.plain, o).module, popts_.backends,
+                                     opts_.native.target.value_or(target::host()));
+    try {
+      native::Compiled nc = native::compile_native(cm.module, opts_.native);
+      cm.module = nc.fused;
+      cm.native = nc.executable;
+      const double err = relative_error(cm.run(whole.inputs, opts_.threads), whole.want);
+      if (err > opts_.tolerance) {
+        char b[96];
+        std::snprintf(b, sizeof b, "the split's results differ from the reference (relative error %.3g)", err);
+        *why = b;
+        return std::nullopt;
+      }
+      RegionTiming& t = g.timing;
+      auto cost = [&](const std::string& who) { return opts_.cost ? opts_.cost(g.symbol, who) : std::nullopt; };
+      std::vector<double> m = time_alternately({[&] { whole.run_backend(); }, [&] { whole.run_native(opts_.threads); },
+                                                [&] { cm.run(whole.inputs, opts_.threads); }},
+                                               {cost(backend.name()), cost("native"), cost("split")}, opts_);
+      t.backend_ms = m[0];
+      t.native_ms = m[1];
+      return m[2];
+    } catch (const std::exception& e) {
+      *why = std::string("the split failed (") + e.what() + ")";
+      return std::nullopt;
+    }
+  }
+
+  // The placed report: each region's measurement on the regions its nodes went to, and on the
+  // decisions of the nodes taken back.
+  void explain(std::vector<Region>& regions, partition::PartitionResult* placed) {
+    auto& ds = placed->report.decisions;
+    for (Region& g : regions) {
+      if (g.timing.decision == Decision::Native) {
+        // Listed as a region not offloaded, as one its backend declined is.
+        partition::RegionReport rr = rules_.report.regions[g.rules_index];
+        rr.symbol.clear();
+        rr.offloaded = false;
+        rr.why_not = rr.measured = g.timing.why;
+        placed->report.regions.push_back(std::move(rr));
+      }
+      std::set<int> taken_back(g.split_native.begin(), g.split_native.end());
+      std::set<std::string> symbols;
+      for (size_t i = 0; i < g.nodes.size(); ++i) {
+        partition::NodeDecision& d = ds[static_cast<size_t>(g.nodes[i])];
+        if (d.region >= 0) {
+          partition::RegionReport& rr = placed->report.regions[static_cast<size_t>(d.region)];
+          rr.measured = g.timing.why;
+          if (symbols.insert(rr.symbol).second) g.timing.placed_as.push_back(rr.symbol);
+          continue;
+        }
+        for (auto& [b, why] : d.rejections)
+          if (why == "measured placement keeps it native")
+            why = g.timing.decision == Decision::Split ? "split off its region: " + g.timing.why
+                                                       : "region not offloaded: " + g.timing.why;
+      }
+    }
+  }
+
+  const ir::Module& model_;
+  const partition::PartitionOptions& popts_;
+  const PlacementOptions& opts_;
+  PlacementRecords records_;
+  partition::PartitionResult rules_;
+};
 
 }  // namespace
 
-ir::Module place_by_measurement(const ir::Module& partitioned, const std::vector<const backends::Backend*>& available,
-                                const PlacementOptions& opts, partition::PartitionReport* report,
-                                std::vector<RegionTiming>* timings) {
-  std::set<std::string> dissolve;
-  std::vector<RegionTiming> all;
-  size_t total = 0, done = 0;
-  const auto regions = partition::extern_functions(partitioned);
-  for (const auto& [backend, fns] : regions) total += fns.size();
-  for (const auto& [backend_name, fns] : regions) {
-    const backends::Backend* backend = nullptr;
-    for (const backends::Backend* b : available)
-      if (b->name() == backend_name) backend = b;
-    if (!backend) throw Error("the model needs backend '" + backend_name + "', which is not available in this build");
-    for (const backends::ExternFunction& f : fns) {
-      ++done;
-      if (opts.progress)
-        opts.progress("placing: region " + std::to_string(done) + "/" + std::to_string(total) + " (@" + f.symbol +
-                      " on " + backend_name + " or native)");
-      RegionTiming t;
-      t.symbol = f.symbol;
-      t.backend = backend_name;
-      t.offloaded = true;  // the rules' decision, unless measured otherwise
-      measure_region(*backend, f, opts, &t);
-      if (!t.offloaded) dissolve.insert(f.symbol);
-      all.push_back(t);
-    }
+partition::PartitionResult place_by_measurement(const ir::Module& model, const partition::PartitionOptions& popts,
+                                                const PlacementOptions& opts, std::vector<RegionTiming>* timings) {
+  return Placer(model, popts, opts).run(timings);
+}
+
+std::string placement_lines(const std::vector<RegionTiming>& timings) {
+  std::string lines;
+  for (const RegionTiming& t : timings) {
+    std::string where = t.decision == Decision::Native ? "native" : t.backend;
+    if (t.decision == Decision::Split) where = "split";
+    std::string as;
+    for (const std::string& s : t.placed_as) as += (as.empty() ? " as @" : ", @") + s;
+    lines += "placement: @" + t.symbol + " (" + std::to_string(t.nodes) + " nodes) " + where + as + " (" + t.why + ")\n";
   }
-  if (report)
-    for (size_t i = 0; i < report->regions.size(); ++i) {
-      partition::RegionReport& r = report->regions[i];
-      for (const RegionTiming& t : all) {
-        if (r.symbol != t.symbol || r.symbol.empty()) continue;
-        r.measured = t.why;
-        if (t.offloaded) continue;
-        r.offloaded = false;
-        r.why_not = t.why;
-        r.symbol.clear();
-        // Its nodes run natively now: their decisions say so, with the measurement.
-        for (partition::NodeDecision& d : report->decisions)
-          if (d.region == static_cast<int>(i)) {
-            d.rejections.insert(d.rejections.begin(), {d.backend, "region not offloaded: " + t.why});
-            d.backend.clear();
-            d.why.clear();
-            d.region = -1;
-          }
-      }
-    }
-  if (timings) *timings = std::move(all);
-  return partition::inline_regions(partitioned, dissolve);
+  return lines;
 }
 
 }  // namespace sy::runtime

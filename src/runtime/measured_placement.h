@@ -1,17 +1,25 @@
-// Measured placement (--placement measured): a region a backend claimed stays offloaded only if
-// the backend runs it faster, measured here on this machine, than the native kernels run the same
-// nodes, and gives the reference executor's results.
+// Measured placement (--placement measured): a region a backend claimed stays offloaded, whole or
+// in part, only where the backend runs it faster, measured here on this machine, than the native
+// kernels run the same nodes, and gives the reference executor's results.
 //
-// Each region (an external function of the partitioned module) is compiled alone by its backend
-// and, with its composites flattened, by the native path (with tuning records if the caller's
-// native options carry them); both run on seeded random inputs of the region's real types,
-// alternately, and the medians are compared. The backend's time includes its boundary work (the
-// reorders from plain inputs into its layouts and back, the copies in and out of its buffers),
-// so the transition cost of offloading is measured, not assumed. A backend whose outputs differ
-// from the reference executor's is disqualified. The choice is per maximal region (no splits, no
-// search over coverings yet); the partition report records both times for --explain.
+// For each maximal region of the rules' placement:
+//  1. The region is compiled alone by its backend and, with its composites flattened, by the
+//     native path (with tuning records if the caller's native options carry them); both run on
+//     seeded random inputs of the region's real types, alternately, and the medians are
+//     compared. The backend's time includes its boundary work (reorders from plain layouts into
+//     its own and back, copies in and out of its buffers). A backend whose outputs differ from
+//     the reference executor's is disqualified.
+//  2. Each node of a region of several nodes is timed alone on the backend and natively. What a
+//     value crossing between the two costs is fitted from the measurements (the nodes alone pay
+//     a crossing for every value; the whole region pays them only at its boundary), and the
+//     cheapest split of the region between backend and native is found by a minimum cut
+//     (placement_search.h). A split that the model says beats both whole choices is built and
+//     its parts timed; it is taken if they confirm it.
+// With a records file, each region's measurements are stored under a key of its structure, the
+// backend, the target and the thread count; a region found there is not measured again.
 #pragma once
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +27,7 @@
 #include "ir/module.h"
 #include "native/compile.h"
 #include "partition/partition_options.h"
+#include "partition/pipeline.h"
 
 namespace sy::runtime {
 
@@ -27,24 +36,44 @@ struct PlacementOptions {
   int threads = 0;                // the thread count the model will run with (0: all cores)
   int warmup = 2, repeat = 15;    // untimed and timed runs of each candidate
   double tolerance = 1e-3;        // max |got - reference| / max |reference| of a correct candidate
+  bool split = true;              // search splits of regions (else: each region whole or native)
+  // Placement records (tuning records of op "placement") read before measuring and appended to
+  // after; "" for none.
+  std::string records;
   std::function<void(const std::string&)> progress;
-  // Tests: the cost of a candidate ("native" or the backend's name) of a region instead of timing
-  // it; nullopt times it. The numeric check still runs.
-  std::function<std::optional<double>(const std::string& symbol, const std::string& candidate)> cost;
+  // Tests: the cost of a candidate instead of timing it; nullopt times it. `what` is a region's
+  // symbol in the rules' placement, or symbol + "/" + k for its k-th node alone, or symbol +
+  // "/split" + j for the j-th part of its split; `candidate` is "native" or the backend's name.
+  // The numeric checks still run.
+  std::function<std::optional<double>(const std::string& what, const std::string& candidate)> cost;
 };
 
 struct RegionTiming {
-  std::string symbol, backend;
+  std::string symbol, backend;  // the region in the rules' placement
   double backend_ms = 0, native_ms = 0;
   double backend_error = 0, native_error = 0;  // relative to the reference executor
-  bool offloaded = false;
+  int nodes = 0;
+  // The search (regions of several nodes): the model's cost of the best split, and the split's
+  // measured cost if it was built; how many nodes it keeps on the backend.
+  double split_model_ms = 0, split_ms = 0;
+  int split_backend_nodes = 0;
+  // The nodes timed alone (sums) and the fitted cost of a value crossing, in ms per MB.
+  bool searched = false;
+  double alone_backend_ms = 0, alone_native_ms = 0, crossing_ms_per_mb = 0;
+  enum class Decision { Backend, Native, Split } decision = Decision::Backend;
+  bool from_records = false;
   std::string why;  // e.g. "measured: onednn 0.412 ms, native 0.530 ms"
+  std::vector<std::string> placed_as;  // the symbols of its nodes' regions in the placed module
 };
 
-// The partitioned module with every region that lost (or gave wrong results) inlined back into
-// @main; `report`'s regions are updated (offloaded, why_not) and `timings` gets one entry per region.
-ir::Module place_by_measurement(const ir::Module& partitioned, const std::vector<const backends::Backend*>& available,
-                                const PlacementOptions& opts, partition::PartitionReport* report,
-                                std::vector<RegionTiming>* timings);
+// The model partitioned with the placement decided by measurement. `popts` are the rules'
+// options; `timings` gets one entry per region of the rules' placement. The report's regions and
+// decisions are those of the placed module, with the measurements in RegionReport::measured and
+// in the rejections of nodes taken back.
+partition::PartitionResult place_by_measurement(const ir::Module& model, const partition::PartitionOptions& popts,
+                                                const PlacementOptions& opts, std::vector<RegionTiming>* timings);
+
+// "placement: @onednn_0 onednn (measured: ...)": one line per region, for the CLI.
+std::string placement_lines(const std::vector<RegionTiming>& timings);
 
 }  // namespace sy::runtime

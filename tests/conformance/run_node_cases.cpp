@@ -132,7 +132,7 @@ sy::Result<std::vector<Tensor>> run_native(const sy::ir::Module& m, const std::v
       sy::native::Compiled c = sy::native::compile_native(m);
       return c.executable->run(args, 1, nullptr);
     }
-    sy::partition::PartitionOptions opts{{g_backend}, {}};
+    sy::partition::PartitionOptions opts{{g_backend}, {}, {}, ""};
     sy::runtime::CompiledModel cm = sy::runtime::build_modules(sy::partition::partition_module(m, opts).module, {g_backend}, sy::target::host());
     g_offloaded = !cm.modules.empty();
     sy::native::Compiled c = sy::native::compile_native(cm.module);

@@ -26,7 +26,7 @@ ir::Module model() {
 }
 
 runtime::CompiledModel build_native(const ir::Module& m, const testing::TestBackend& a, const testing::TestBackend& b) {
-  partition::PartitionOptions opts{{&a, &b}, {}};
+  partition::PartitionOptions opts{{&a, &b}, {}, {}, ""};
   runtime::CompiledModel cm = runtime::build_modules(partition::partition_module(m, opts).module, {&a, &b}, target::host());
   native::Compiled nc = native::compile_native(cm.module);
   cm.module = nc.fused;

@@ -3,7 +3,11 @@
 // whatever its speed, and real timings of a real backend give a consistent report.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cmath>
+#include <cstdio>
+#include <fstream>
 
 #include "api/inputs.h"
 #include "backends/backend.h"
@@ -15,6 +19,7 @@
 #include "partition/pipeline.h"
 #include "runtime/compiled_model.h"
 #include "runtime/measured_placement.h"
+#include "partition_test_backends.h"
 #include "target/host.h"
 
 namespace sy {
@@ -75,10 +80,14 @@ ir::Module model() {
   return m;
 }
 
-partition::PartitionResult partitioned(const std::vector<const backends::Backend*>& bs) {
+partition::PartitionOptions options(const std::vector<const backends::Backend*>& bs) {
   partition::PartitionOptions o;
   o.backends = bs;
-  return partition::partition_module(model(), o);
+  return o;
+}
+
+partition::PartitionResult partitioned(const std::vector<const backends::Backend*>& bs) {
+  return partition::partition_module(model(), options(bs));
 }
 
 size_t regions_left(const ir::Module& m) {
@@ -98,9 +107,10 @@ TEST(MeasuredPlacement, TheFasterCandidateWinsAndTheReportSaysBothTimes) {
       return who == "native" ? (backend_faster ? 2.0 : 1.0) : (backend_faster ? 1.0 : 2.0);
     };
     std::vector<runtime::RegionTiming> t;
-    ir::Module placed = runtime::place_by_measurement(r.module, {onednn}, po, &r.report, &t);
+    r = runtime::place_by_measurement(model(), options({onednn}), po, &t);
+    const ir::Module& placed = r.module;
     ASSERT_EQ(t.size(), 1u);
-    EXPECT_EQ(t[0].offloaded, backend_faster);
+    EXPECT_EQ(t[0].decision == runtime::RegionTiming::Decision::Backend, backend_faster);
     EXPECT_EQ(regions_left(placed), backend_faster ? 1u : 0u);
     EXPECT_LT(t[0].backend_error, 1e-4);
     EXPECT_LT(t[0].native_error, 1e-4);
@@ -135,9 +145,9 @@ TEST(MeasuredPlacement, AWrongBackendIsDisqualifiedHoweverFast) {
   runtime::PlacementOptions po;
   po.cost = [](const std::string&, const std::string& who) -> std::optional<double> { return who == "native" ? 5.0 : 0.1; };
   std::vector<runtime::RegionTiming> t;
-  ir::Module placed = runtime::place_by_measurement(r.module, {&wrongmul()}, po, &r.report, &t);
+  ir::Module placed = runtime::place_by_measurement(model(), options({&wrongmul()}), po, &t).module;
   ASSERT_EQ(t.size(), 1u);
-  EXPECT_FALSE(t[0].offloaded);
+  EXPECT_EQ(t[0].decision, runtime::RegionTiming::Decision::Native);
   EXPECT_GT(t[0].backend_error, 0.01);
   EXPECT_EQ(regions_left(placed), 0u);
   EXPECT_NE(t[0].why.find("results differ from the reference"), std::string::npos) << t[0].why;
@@ -146,16 +156,161 @@ TEST(MeasuredPlacement, AWrongBackendIsDisqualifiedHoweverFast) {
 TEST(MeasuredPlacement, RealTimingsAreConsistent) {
   const backends::Backend* onednn = backends::BackendRegistry::global().find("onednn");
   if (!onednn) GTEST_SKIP() << "built without the oneDNN backend";
-  partition::PartitionResult r = partitioned({onednn});
   runtime::PlacementOptions po;
   po.repeat = 5;
   std::vector<runtime::RegionTiming> t;
-  ir::Module placed = runtime::place_by_measurement(r.module, {onednn}, po, &r.report, &t);
+  ir::Module placed = runtime::place_by_measurement(model(), options({onednn}), po, &t).module;
   ASSERT_EQ(t.size(), 1u);
   EXPECT_GT(t[0].backend_ms, 0);
   EXPECT_GT(t[0].native_ms, 0);
-  EXPECT_EQ(t[0].offloaded, t[0].backend_ms < t[0].native_ms);
-  EXPECT_EQ(regions_left(placed), t[0].offloaded ? 1u : 0u);
+  using D = runtime::RegionTiming::Decision;
+  if (t[0].decision != D::Split) EXPECT_EQ(t[0].decision == D::Backend, t[0].backend_ms < t[0].native_ms);
+  else EXPECT_LT(t[0].split_ms, std::min(t[0].backend_ms, t[0].native_ms));
+  EXPECT_EQ(regions_left(placed) > 0, t[0].decision != D::Native);
+}
+
+// x + y -> * z -> + w: three nodes a test backend (computing with the reference executor) takes
+// as one region.
+ir::Module chain() {
+  auto t = ir::tensor_type({1, 64}, DType::f32);
+  ir::Expr x = ir::var("x", t), y = ir::var("y", t), z = ir::var("z", t), w = ir::var("w", t);
+  ir::Expr a = ir::call(OpCode::Add, {x, y});
+  ir::Expr m = ir::call(OpCode::Mul, {a, z});
+  ir::Module mod;
+  mod.functions["main"] = ir::function({x, y, z, w}, ir::call(OpCode::Add, {m, w}));
+  return mod;
+}
+
+const testing::TestBackend& elem() {
+  static testing::TestBackend b("elem", {OpCode::Add, OpCode::Mul}, true);
+  return b;
+}
+
+// Costs by what is timed: the whole region on the backend, natively or split, and each node
+// alone ("/k").
+struct Costs {
+  double whole_backend, whole_native;
+  std::vector<double> alone_backend, alone_native;
+  double split = 0;
+  int asked = 0;
+  std::optional<double> operator()(const std::string& what, const std::string& who) {
+    ++asked;
+    size_t slash = what.find('/');
+    if (slash == std::string::npos) return who == "native" ? whole_native : who == "split" ? split : whole_backend;
+    size_t k = std::stoul(what.substr(slash + 1));
+    return who == "native" ? alone_native.at(k) : alone_backend.at(k);
+  }
+};
+
+void expect_same_values(const ir::Module& placed) {
+  std::vector<Tensor> in;
+  for (int i = 0; i < 4; ++i) in.push_back(api::random_tensor({1, 64}, DType::f32, 10 + i));
+  runtime::CompiledModel cm = runtime::build_modules(placed, {&elem()}, target::host());
+  native::CompileOptions no;
+  no.target = target::host();
+  native::Compiled nc = native::compile_native(cm.module, no);
+  cm.module = nc.fused;
+  cm.native = nc.executable;
+  std::vector<Tensor> got = cm.run(in, 1);
+  std::vector<Tensor> want = reference::run_module(chain(), in).value();
+  for (int64_t i = 0; i < want[0].numel(); ++i)
+    ASSERT_NEAR(got[0].data<float>()[i], want[0].data<float>()[i], 1e-5 * (1 + std::abs(want[0].data<float>()[i])));
+}
+
+// The middle node is cheaper natively (3.5 against 5 alone). Whether splitting it off pays
+// depends on what its two values cost to cross: fitted from the nodes alone (7 ms together)
+// against the whole region. (The native costs are scaled by 8 / 7.5 to the whole region's.)
+TEST(MeasuredPlacement, ATransitionCostDecidesTheSplit) {
+  using D = runtime::RegionTiming::Decision;
+  for (bool crossings_cost : {true, false}) {
+    SCOPED_TRACE(crossings_cost ? "crossings cost 0.5 ms each" : "crossings are free");
+    // Whole on the backend: 5 ms (the nodes alone pay 2 ms more: their four internal crossings),
+    // or 7 ms (nothing more: crossing is free).
+    Costs c{crossings_cost ? 5.0 : 7.0, 8.0, {1, 5, 1}, {2, 3.5, 2}};
+    c.split = 5.5;
+    runtime::PlacementOptions po;
+    po.cost = std::ref(c);
+    std::vector<runtime::RegionTiming> t;
+    partition::PartitionResult r = runtime::place_by_measurement(chain(), options({&elem()}), po, &t);
+    ASSERT_EQ(t.size(), 1u);
+    EXPECT_EQ(t[0].nodes, 3);
+    if (crossings_cost) {
+      // The split saves 1.27 ms on the middle node and pays 2 crossings of 0.5 ms more than the
+      // whole region's 5 ms: 5.73 ms > 5 ms.
+      EXPECT_EQ(t[0].decision, D::Backend) << t[0].why;
+      EXPECT_EQ(t[0].split_ms, 0) << "the model's best split is not cheaper: not built";
+      EXPECT_EQ(regions_left(r.module), 1u);
+    } else {
+      EXPECT_EQ(t[0].decision, D::Split) << t[0].why;
+      EXPECT_NEAR(t[0].split_model_ms, 1 + 3.5 * 8 / 7.5 + 1, 1e-9);
+      EXPECT_NEAR(t[0].split_ms, 5.5, 1e-9);  // built and timed: two parts on the backend, the middle native
+      EXPECT_EQ(t[0].split_backend_nodes, 2);
+      EXPECT_EQ(regions_left(r.module), 2u);
+      EXPECT_EQ(t[0].placed_as.size(), 2u);
+      // The middle node's decision says why it runs natively.
+      int split_off = 0;
+      for (const partition::NodeDecision& d : r.report.decisions)
+        for (const auto& [b, why] : d.rejections) split_off += why.rfind("split off its region: measured: ", 0) == 0;
+      EXPECT_EQ(split_off, 1);
+    }
+    expect_same_values(r.module);
+  }
+}
+
+// A split the model favours is built and timed beside the whole region; if the timing does not
+// confirm it, the region stays whole.
+TEST(MeasuredPlacement, ASplitIsTakenOnlyIfItsTimingConfirmsIt) {
+  Costs c{7.0, 8.0, {1, 5, 1}, {2, 3.5, 2}};
+  c.split = 8.5;
+  runtime::PlacementOptions po;
+  po.cost = std::ref(c);
+  std::vector<runtime::RegionTiming> t;
+  partition::PartitionResult r = runtime::place_by_measurement(chain(), options({&elem()}), po, &t);
+  ASSERT_EQ(t.size(), 1u);
+  EXPECT_EQ(t[0].decision, runtime::RegionTiming::Decision::Backend) << t[0].why;
+  EXPECT_NEAR(t[0].split_ms, 8.5, 1e-9);
+  EXPECT_EQ(regions_left(r.module), 1u);
+}
+
+// Placement records: the second placement of the same model measures nothing and decides as the
+// first did, even where timing it now would decide otherwise.
+TEST(MeasuredPlacement, RecordsMakeTheSecondPlacementMeasureNothing) {
+  char path[] = "/tmp/sy_placement_records_XXXXXX";
+  int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  close(fd);
+  std::remove(path);
+  using D = runtime::RegionTiming::Decision;
+  Costs first{7.0, 8.0, {1, 5, 1}, {2, 3.5, 2}};
+  first.split = 5.5;
+  runtime::PlacementOptions po;
+  po.records = path;
+  po.cost = std::ref(first);
+  std::vector<runtime::RegionTiming> t;
+  runtime::place_by_measurement(chain(), options({&elem()}), po, &t);
+  ASSERT_EQ(t.size(), 1u);
+  EXPECT_EQ(t[0].decision, D::Split);
+  EXPECT_FALSE(t[0].from_records);
+  std::ifstream f(path);
+  std::string line;
+  int lines = 0;
+  while (std::getline(f, line)) lines += line.find("\"op\":\"placement\"") != std::string::npos;
+  EXPECT_EQ(lines, 3) << "the backend, native and the split";
+
+  Costs second{1.0, 9.0, {1, 1, 1}, {9, 9, 9}};  // would keep it whole on the backend
+  po.cost = std::ref(second);
+  partition::PartitionResult r = runtime::place_by_measurement(chain(), options({&elem()}), po, &t);
+  ASSERT_EQ(t.size(), 1u);
+  EXPECT_TRUE(t[0].from_records);
+  EXPECT_EQ(t[0].decision, D::Split) << t[0].why;
+  EXPECT_EQ(second.asked, 0) << "nothing timed";
+  EXPECT_EQ(regions_left(r.module), 2u);
+  expect_same_values(r.module);
+  // Another thread count is another measurement.
+  po.threads = 1;
+  runtime::place_by_measurement(chain(), options({&elem()}), po, &t);
+  EXPECT_FALSE(t[0].from_records);
+  std::remove(path);
 }
 
 }  // namespace

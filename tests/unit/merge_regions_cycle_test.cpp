@@ -25,7 +25,7 @@ TEST(MergeRegions, ARegionBetweenTwoOthersIsOneNodeOfTheRebuiltGraph) {
   ir::Module m;
   m.functions["main"] = ir::function({x}, ir::tuple({xx, b}));
   testing::TestBackend alpha("alpha", {OpCode::Exp, OpCode::Add}, true), beta("beta", {OpCode::Mul}, true);
-  partition::PartitionOptions opts{{&alpha, &beta}, {}};
+  partition::PartitionOptions opts{{&alpha, &beta}, {}, {}, ""};
   partition::PartitionResult r = partition::partition_module(m, opts);
   int offloaded = 0;
   for (const auto& reg : r.report.regions) offloaded += reg.offloaded;

@@ -93,7 +93,7 @@ void check_same_outputs(const std::string& name, const partition::PartitionResul
 
 TEST(PartitionGolden, MergeRegionsSplitsARegionThatWouldFormACycle) {
   Backends b;
-  partition::PartitionOptions opts{{&b.alpha}, {}};
+  partition::PartitionOptions opts{{&b.alpha}, {}, {}, ""};
   partition::PartitionResult r = check_case("cycle", opts);
   // add -> exp -> multiply: merging the first add with multiply would need exp inside; the
   // final add does merge with multiply.
@@ -105,7 +105,7 @@ TEST(PartitionGolden, MergeRegionsSplitsARegionThatWouldFormACycle) {
 
 TEST(PartitionGolden, TwoBackendsClaimingOneNodeFollowPriorityOrder) {
   Backends b;
-  partition::PartitionOptions opts{{&b.alpha, &b.beta}, {}};
+  partition::PartitionOptions opts{{&b.alpha, &b.beta}, {}, {}, ""};
   partition::PartitionResult r = check_case("two_backends", opts);
   ASSERT_EQ(r.report.decisions.size(), 4u);
   EXPECT_EQ(r.report.decisions[0].node, "add");
@@ -122,7 +122,7 @@ TEST(PartitionGolden, TwoBackendsClaimingOneNodeFollowPriorityOrder) {
 
 TEST(PartitionGolden, UserOverrideMovesOneOpToAnotherBackend) {
   Backends b;
-  partition::PartitionOptions opts{{&b.alpha, &b.beta}, {{"add", "beta"}}};
+  partition::PartitionOptions opts{{&b.alpha, &b.beta}, {{"add", "beta"}}, {}, ""};
   partition::PartitionResult r = check_case("two_backends", opts, ".prefer_beta");
   EXPECT_EQ(r.report.decisions[0].backend, "beta");
   EXPECT_EQ(r.report.decisions[0].why, "placed on beta by the user");
@@ -131,7 +131,7 @@ TEST(PartitionGolden, UserOverrideMovesOneOpToAnotherBackend) {
 
 TEST(PartitionGolden, CompositesMultiOutputRegionsAndSmallRegionsLeftNative) {
   Backends b;
-  partition::PartitionOptions opts{{&b.alpha, &b.beta}, {}};
+  partition::PartitionOptions opts{{&b.alpha, &b.beta}, {}, {}, ""};
   partition::PartitionResult r = check_case("composite_multi_output", opts);
   bool lone_tanh_native = false;
   for (const auto& d : r.report.decisions)

@@ -1,6 +1,9 @@
 // --backends / --prefer parsing and the partition pipeline run for the CLI.
 #include "backend_selection.h"
 
+#include <chrono>
+#include <cstdio>
+
 #include "target/host.h"
 
 #include <CLI/CLI.hpp>
@@ -48,9 +51,10 @@ void add_backend_options(CLI::App& app, BackendArgs& args, bool with_dump) {
   app.add_option("--prefer", args.prefer, "OP=BACKEND: ask BACKEND first for calls of OP (IR op name, e.g. nn.conv2d)")
       ->type_name("OP=BACKEND");
   app.add_option("--placement", args.placement,
-                 "rules: a backend takes every region it supports (the default); measured: a region stays on its "
-                 "backend only if it runs faster there than natively, timed on this machine (and gives the "
-                 "reference's results)")
+                 "rules: a backend takes every region it supports (the default); measured: each region stays on "
+                 "its backend, or is split between it and the native kernels, or runs natively, as timed on this "
+                 "machine (and only where it gives the reference's results); with --records FILE the "
+                 "measurements are kept in FILE and not repeated")
       ->check(CLI::IsMember({"rules", "measured"}))
       ->type_name("rules|measured");
   if (with_dump) {
@@ -102,8 +106,8 @@ partition::PartitionResult run_partition(const ir::Module& m, const BackendArgs&
   return partition::partition_module(m, opts, dump);
 }
 
-std::string apply_placement(partition::PartitionResult& r, const BackendArgs& args, const target::Target& target,
-                            const std::string& records, int threads,
+std::string apply_placement(partition::PartitionResult& r, const ir::Module& model, const BackendArgs& args,
+                            const target::Target& target, const std::string& records, int threads,
                             const std::function<void(const std::string&)>& progress) {
   if (args.placement != "measured") return "";
   if (target.kind != target::Kind::Cpu) throw Error("--placement measured needs a cpu target");
@@ -112,15 +116,23 @@ std::string apply_placement(partition::PartitionResult& r, const BackendArgs& ar
                 "' cannot run here");
   runtime::PlacementOptions po;
   po.native.target = target;
-  std::unique_ptr<RecordsUse> chooser = use_records(records, po.native);
+  std::unique_ptr<RecordsUse> chooser = use_records(records, po.native, true);
+  po.records = records;
   po.threads = threads;
   po.progress = progress;
   std::vector<runtime::RegionTiming> timings;
-  r.module = runtime::place_by_measurement(r.module, partition_options(args).backends, po, &r.report, &timings);
-  std::string lines;
-  for (const runtime::RegionTiming& t : timings)
-    lines += "placement: @" + t.symbol + " " + (t.offloaded ? t.backend : "native") + " (" + t.why + ")\n";
-  return lines;
+  const auto t0 = std::chrono::steady_clock::now();
+  r = runtime::place_by_measurement(model, partition_options(args), po, &timings);
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::string lines = runtime::placement_lines(timings);
+  size_t stored = 0;
+  for (const runtime::RegionTiming& t : timings) stored += t.from_records;
+  char b[64];
+  std::snprintf(b, sizeof b, "%.1f s", s);
+  lines += "placement: " + std::to_string(timings.size()) + " regions placed in " + b;
+  if (!records.empty())
+    lines += ", " + std::to_string(stored) + " from the records in " + records + " (the others measured and added)";
+  return lines + "\n";
 }
 
 std::vector<const backends::Backend*> all_backends() {

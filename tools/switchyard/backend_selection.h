@@ -28,12 +28,13 @@ partition::PartitionOptions partition_options(const BackendArgs& args);
 // Runs the pipeline, printing the IR after --dump-after's pass(es) to stdout.
 partition::PartitionResult run_partition(const ir::Module& m, const BackendArgs& args);
 
-// With --placement measured: times each claimed region on its backend and natively (for `target`,
-// with the tuning records file `records` if not empty) and takes back those that lose; the
-// report says both times. Returns one "placement: @region backend|native (why)" line per region.
+// With --placement measured: replaces r (the rules' placement of `model`) by the placement
+// measured on this machine (runtime/measured_placement.h) for `target`, with the tuning records
+// file `records` if not empty (its placement records are used and added to). Returns one
+// "placement: @region ..." line per region of the rules' placement, and one on the records.
 // No-op ("") for rules; sy::Error for a target that is not a cpu this machine runs.
-std::string apply_placement(partition::PartitionResult& r, const BackendArgs& args, const target::Target& target,
-                            const std::string& records, int threads,
+std::string apply_placement(partition::PartitionResult& r, const ir::Module& model, const BackendArgs& args,
+                            const target::Target& target, const std::string& records, int threads,
                             const std::function<void(const std::string&)>& progress);
 
 // Builds the backends' modules for a partitioned module; each region a backend could not build

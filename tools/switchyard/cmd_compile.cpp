@@ -40,7 +40,7 @@ int run_compile(const CompileArgs& a) {
   Progress progress;
   progress.show("partitioning...");
   partition::PartitionResult r = run_partition(m, a.backends);
-  apply_placement(r, a.backends, tgt, a.records, 0, [&](const std::string& s) { progress.show(s); });
+  apply_placement(r, m, a.backends, tgt, a.records, 0, [&](const std::string& s) { progress.show(s); });
   progress.show("building backend modules...");
   runtime::CompiledModel cm = build_backend_modules(r.module, a.backends, tgt);
   native::Compiled nc;
@@ -50,7 +50,7 @@ int run_compile(const CompileArgs& a) {
     native::CompileOptions no;
     no.target = tgt;
     no.progress = [&](const std::string& s) { progress.show(s); };
-    records = use_records(a.records, no);
+    records = use_records(a.records, no, a.backends.placement == "measured");
     nc = native::compile_native(cm.module, no);
     cm.module = nc.fused;
     cm.native = nc.executable;
@@ -103,7 +103,8 @@ Command add_compile_command(CLI::App& root) {
       ->check(CLI::IsMember({"c"}));
   c->add_flag("-q,--quiet", args->quiet, "print nothing on success");
   c->add_option("--records", args->records,
-                 "tuning records (from `switchyard tune`): each kernel takes its workload's best record")
+                 "tuning records (from `switchyard tune`): each kernel takes its workload's best record; with "
+                 "--placement measured also the placements measured (read, and added to)")
       ->type_name("FILE");
   c->add_flag("--explain", args->explain,
               "say why each node went where it went, and for every native kernel the implementations that "

@@ -61,7 +61,7 @@ int run_run(const RunArgs& a) {
     if (a.backends.placement == "measured") {
       Progress progress;
       std::string lines =
-          apply_placement(r, a.backends, tgt, a.records, a.threads, [&](const std::string& s) { progress.show(s); });
+          apply_placement(r, m, a.backends, tgt, a.records, a.threads, [&](const std::string& s) { progress.show(s); });
       progress.clear();
       std::cerr << lines;
     }
@@ -71,7 +71,7 @@ int run_run(const RunArgs& a) {
       native::CompileOptions no;
       no.target = tgt;
       no.progress = [&](const std::string& s) { progress.show(s); };
-      std::unique_ptr<RecordsUse> records = use_records(a.records, no);
+      std::unique_ptr<RecordsUse> records = use_records(a.records, no, a.backends.placement == "measured");
       native::Compiled nc = native::compile_native(cm.module, no);
       progress.clear();
       if (records) std::cerr << records_summary(nc, *records) << "\n";
@@ -176,7 +176,8 @@ Command add_run_command(CLI::App& root) {
   c->add_option("MODEL", args->model, "model: file.onnx, file.sy, zoo:NAME, or an artifact file.sya")->required();
   add_backend_options(*c, args->backends, /*with_dump=*/false);
   c->add_option("--target", args->target, kTargetHelp)->capture_default_str();
-  c->add_option("--records", args->records, "tuning records (from `switchyard tune`) for the native kernels")
+  c->add_option("--records", args->records, "tuning records (from `switchyard tune`) for the native kernels; with --placement measured also "
+                 "the placements measured (read, and added to)")
       ->type_name("FILE");
   c->add_option("--input", args->inputs, "NAME=FILE.npy: value of an input (others get seeded random data)")
       ->type_name("NAME=FILE");

@@ -6,11 +6,18 @@
 
 namespace sy::cli {
 
-std::unique_ptr<RecordsUse> use_records(const std::string& path, native::CompileOptions& o) {
+std::unique_ptr<RecordsUse> use_records(const std::string& path, native::CompileOptions& o, bool placement) {
   if (path.empty()) return nullptr;
   auto r = std::make_unique<RecordsUse>();
   r->path = path;
-  std::vector<tune::Record> rs = tune::read_records(path);
+  std::vector<tune::Record> rs;
+  size_t placements = 0;
+  for (tune::Record& x : tune::read_records(path)) {
+    if (x.op == "placement") ++placements;  // measured placement's (runtime/placement_records.h)
+    else rs.push_back(std::move(x));
+  }
+  // Measured placement makes the file, or adds to it, when it holds no tuning records yet.
+  if (rs.empty() && (placement || placements)) return nullptr;
   if (rs.empty()) throw Error(path + ": no tuning records (missing or empty file; make one with `switchyard tune`)");
   const target::Target& t = o.target ? *o.target : target::host();
   r->applicable = tune::select_records(rs, t, tune::current_validators());

@@ -16,8 +16,9 @@ struct RecordsUse {
 };
 
 // Reads path (if not empty) and sets o.chooser; sy::Error if the file is unreadable, malformed,
-// or has records of which none apply to o's target.
-std::unique_ptr<RecordsUse> use_records(const std::string& path, native::CompileOptions& o);
+// or has records of which none apply to o's target. A file with only placement records, or (with
+// `placement`: measured placement will write it) none, gives nullptr: no kernel is chosen by records.
+std::unique_ptr<RecordsUse> use_records(const std::string& path, native::CompileOptions& o, bool placement = false);
 
 // "records: 23 kernels chosen by records, 4 by priority (no record for their workload)".
 std::string records_summary(const native::Compiled& nc, const RecordsUse& r);
