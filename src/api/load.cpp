@@ -83,6 +83,16 @@ ir::Module load_model(const std::string& spec, const LoadOptions& opts) {
   return m;
 }
 
+ir::Module load_onnx_bytes(const std::string& bytes, const LoadOptions& opts) {
+  onnx::ImportOptions io;
+  io.input_shapes = opts.input_shapes;
+  Result<ir::Module> r = onnx::import_bytes(bytes, ".", io);
+  if (!r) throw Error("ONNX model bytes: " + r.status().message());
+  Status st = ir::verify(*r);
+  if (!st) throw Error("ONNX model bytes: invalid module: " + st.message());
+  return std::move(r.value());
+}
+
 Result<ir::Module> try_load_model(const std::string& spec, const LoadOptions& opts) {
   return catch_errors([&] { return load_model(spec, opts); });
 }

@@ -18,6 +18,9 @@ struct LoadOptions {
 // Throws sy::Error naming the spec (missing file, parse errors, unknown zoo model, ...). The
 // module is verified (ir::verify) before it is returned.
 ir::Module load_model(const std::string& spec, const LoadOptions& opts = {});
+// The same for the bytes of an ONNX model (external data files are read relative to the
+// working directory).
+ir::Module load_onnx_bytes(const std::string& bytes, const LoadOptions& opts = {});
 Result<ir::Module> try_load_model(const std::string& spec, const LoadOptions& opts = {});
 
 // "NAME=1,3,224,224" -> (NAME, {1, 3, 224, 224}); throws sy::Error quoting the bad text.

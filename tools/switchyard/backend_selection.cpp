@@ -1,8 +1,6 @@
 // --backends / --prefer parsing and the partition pipeline run for the CLI.
 #include "backend_selection.h"
 
-#include <chrono>
-#include <cstdio>
 
 #include "target/host.h"
 
@@ -12,8 +10,6 @@
 #include <set>
 
 #include "ir/printer.h"
-#include "records_option.h"
-#include "runtime/measured_placement.h"
 #include "ops/op.h"
 #include "support/error.h"
 
@@ -65,74 +61,48 @@ void add_backend_options(CLI::App& app, BackendArgs& args, bool with_dump) {
   }
 }
 
-partition::PartitionOptions partition_options(const BackendArgs& args) {
-  partition::PartitionOptions opts;
-  std::set<std::string> seen;
+api::CompileSpec compile_spec(const BackendArgs& args, const std::string& target, const std::string& records,
+                              int threads) {
+  api::CompileSpec spec;
+  spec.target = target;
+  spec.records = records;
+  spec.threads = threads;
+  spec.placement = args.placement;
   // No --backends: nothing is offloaded (every node native).
-  for (const std::string& name : args.backends.empty() ? std::vector<std::string>{} : split_list(args.backends)) {
-    if (name.empty()) throw Error("--backends '" + args.backends + "' has an empty entry");
-    if (!seen.insert(name).second) throw Error("--backends lists '" + name + "' twice");
-    opts.backends.push_back(&backends::BackendRegistry::global().get(name));
+  if (!args.backends.empty()) {
+    spec.backends = split_list(args.backends);
+    for (const std::string& name : spec.backends)
+      if (name.empty()) throw Error("--backends '" + args.backends + "' has an empty entry");
   }
   for (const std::string& p : args.prefer) {
     size_t eq = p.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == p.size())
       throw Error("--prefer '" + p + "': expected OP=BACKEND, e.g. nn.conv2d=" +
-                  (opts.backends.empty() ? std::string("BACKEND") : opts.backends.back()->name()));
-    std::string op = p.substr(0, eq), backend = p.substr(eq + 1);
-    if (!ops::OpRegistry::global().find(op)) throw Error("--prefer '" + p + "': unknown op '" + op + "'");
-    if (!seen.count(backend))
-      throw Error("--prefer '" + p + "': backend '" + backend + "' is not in --backends '" + args.backends + "'");
-    opts.prefer[op] = backend;
+                  (spec.backends.empty() ? std::string("BACKEND") : spec.backends.back()));
+    spec.prefer[p.substr(0, eq)] = p.substr(eq + 1);
   }
-  return opts;
-}
-
-partition::PartitionResult run_partition(const ir::Module& m, const BackendArgs& args) {
-  partition::PartitionOptions opts = partition_options(args);
-  if (args.placement == "measured" && opts.backends.empty())
-    throw Error("--placement measured needs --backends (it decides which of their regions to keep)");
   if (!args.dump_after.empty() && args.dump_after != "all") {
     const auto& names = partition::pass_names();
     if (std::find(names.begin(), names.end(), args.dump_after) == names.end())
       throw Error("--dump-after '" + args.dump_after + "': no such pass (see --help)");
   }
-  auto dump = [&](const std::string& pass, const ir::Module& x) {
-    if (args.dump_after != "all" && args.dump_after != pass) return;
-    ir::PrintOptions po;
-    po.constant_data = false;
-    std::cout << "// IR after " << pass << "\n" << ir::print_module(x, po) << "\n";
-  };
-  return partition::partition_module(m, opts, dump);
+  if (!args.dump_after.empty()) {
+    const std::string which = args.dump_after;
+    spec.after_pass = [which](const std::string& pass, const ir::Module& x) {
+      if (which != "all" && which != pass) return;
+      ir::PrintOptions po;
+      po.constant_data = false;
+      std::cout << "// IR after " << pass << "\n" << ir::print_module(x, po) << "\n";
+    };
+  }
+  return spec;
 }
 
-std::string apply_placement(partition::PartitionResult& r, const ir::Module& model, const BackendArgs& args,
-                            const target::Target& target, const std::string& records, int threads,
-                            const std::function<void(const std::string&)>& progress) {
-  if (args.placement != "measured") return "";
-  if (target.kind != target::Kind::Cpu) throw Error("--placement measured needs a cpu target");
-  if (!target::cannot_run_here(target, "").empty())
-    throw Error("--placement measured times the kernels on this machine: the target '" + target.str() +
-                "' cannot run here");
-  runtime::PlacementOptions po;
-  po.native.target = target;
-  std::unique_ptr<RecordsUse> chooser = use_records(records, po.native, true);
-  po.records = records;
-  po.threads = threads;
-  po.progress = progress;
-  std::vector<runtime::RegionTiming> timings;
-  const auto t0 = std::chrono::steady_clock::now();
-  r = runtime::place_by_measurement(model, partition_options(args), po, &timings);
-  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::string lines = runtime::placement_lines(timings);
-  size_t stored = 0;
-  for (const runtime::RegionTiming& t : timings) stored += t.from_records;
-  char b[64];
-  std::snprintf(b, sizeof b, "%.1f s", s);
-  lines += "placement: " + std::to_string(timings.size()) + " regions placed in " + b;
-  if (!records.empty())
-    lines += ", " + std::to_string(stored) + " from the records in " + records + " (the others measured and added)";
-  return lines + "\n";
+partition::PartitionResult run_partition(const ir::Module& m, const BackendArgs& args) {
+  api::CompileSpec spec = compile_spec(args, "reference", "", 0);
+  if (args.placement == "measured" && spec.backends.empty())
+    throw Error("--placement measured needs --backends (it decides which of their regions to keep)");
+  return partition::partition_module(m, api::partition_options(spec.backends, spec.prefer), spec.after_pass);
 }
 
 std::vector<const backends::Backend*> all_backends() {
@@ -140,15 +110,6 @@ std::vector<const backends::Backend*> all_backends() {
   for (const std::string& n : backends::BackendRegistry::global().names())
     out.push_back(backends::BackendRegistry::global().find(n));
   return out;
-}
-
-runtime::CompiledModel build_backend_modules(const ir::Module& partitioned, const BackendArgs& args,
-                                             const target::Target& target) {
-  // Backends generate code for the cpu target; with the reference executor, for the host.
-  const target::Target& code = target.kind == target::Kind::Cpu ? target : target::host();
-  runtime::CompiledModel cm = runtime::build_modules(partitioned, partition_options(args).backends, code);
-  for (const std::string& w : cm.fallbacks) std::cerr << "switchyard: warning: " << w << "\n";
-  return cm;
 }
 
 }  // namespace sy::cli

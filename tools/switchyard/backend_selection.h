@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "api/compile.h"
 #include "partition/pipeline.h"
 #include "runtime/compiled_model.h"
 
@@ -21,27 +22,13 @@ struct BackendArgs {
 // Adds --backends and --prefer (and --dump-after if with_dump) to a command.
 void add_backend_options(CLI::App& app, BackendArgs& args, bool with_dump);
 
-// Resolves names against the built-in backends (none given: nothing is offloaded); throws
-// sy::Error naming an unknown backend, an empty entry, a duplicate, or a malformed --prefer.
-partition::PartitionOptions partition_options(const BackendArgs& args);
+// The options of a compile (api/compile.h) from the command line's; sy::Error for a malformed
+// --prefer or an unknown --dump-after pass (the IR after the pass(es) is printed to stdout).
+api::CompileSpec compile_spec(const BackendArgs& args, const std::string& target, const std::string& records,
+                              int threads);
 
-// Runs the pipeline, printing the IR after --dump-after's pass(es) to stdout.
+// The partition pipeline alone (the partition command), printing as --dump-after says.
 partition::PartitionResult run_partition(const ir::Module& m, const BackendArgs& args);
-
-// With --placement measured: replaces r (the rules' placement of `model`) by the placement
-// measured on this machine (runtime/measured_placement.h) for `target`, with the tuning records
-// file `records` if not empty (its placement records are used and added to). Returns one
-// "placement: @region ..." line per region of the rules' placement, and one on the records.
-// No-op ("") for rules; sy::Error for a target that is not a cpu this machine runs.
-std::string apply_placement(partition::PartitionResult& r, const ir::Module& model, const BackendArgs& args,
-                            const target::Target& target, const std::string& records, int threads,
-                            const std::function<void(const std::string&)>& progress);
-
-// Builds the backends' modules for a partitioned module; each region a backend could not build
-// (it then runs natively) is printed as one warning line on stderr.
-// Code is built for `target` (the host's features when it is `reference`).
-runtime::CompiledModel build_backend_modules(const ir::Module& partitioned, const BackendArgs& args,
-                                             const target::Target& target);
 
 // --target for compile and run: a target string (see target/target.h), parsed now.
 constexpr const char* kTargetHelp =

@@ -11,7 +11,6 @@
 #include "backend_selection.h"
 #include "cli_common.h"
 #include "partition_summary.h"
-#include "records_option.h"
 #include "strategy_explain.h"
 #include "native/compile.h"
 #include "runtime/artifact.h"
@@ -35,34 +34,22 @@ struct CompileArgs {
 
 int run_compile(const CompileArgs& a) {
   auto t0 = std::chrono::steady_clock::now();
-  const target::Target tgt = target::parse(a.target);
   ir::Module m = load(a.model, a.input_shapes);
   Progress progress;
-  progress.show("partitioning...");
-  partition::PartitionResult r = run_partition(m, a.backends);
-  apply_placement(r, m, a.backends, tgt, a.records, 0, [&](const std::string& s) { progress.show(s); });
-  progress.show("building backend modules...");
-  runtime::CompiledModel cm = build_backend_modules(r.module, a.backends, tgt);
-  native::Compiled nc;
-  std::unique_ptr<RecordsUse> records;
-  if (!a.records.empty() && tgt.kind != target::Kind::Cpu) throw Error("--records needs a cpu target");
-  if (tgt.kind == target::Kind::Cpu) {
-    native::CompileOptions no;
-    no.target = tgt;
-    no.progress = [&](const std::string& s) { progress.show(s); };
-    records = use_records(a.records, no, a.backends.placement == "measured");
-    nc = native::compile_native(cm.module, no);
-    cm.module = nc.fused;
-    cm.native = nc.executable;
-    if (!a.emit.empty()) {
-      std::string path = std::filesystem::path(a.output).replace_extension(".c").string();
-      std::ofstream f(path);
-      f << nc.generated_c;
-      if (!f) throw Error(path + ": cannot write the generated C");
-      if (!a.quiet) std::cout << "generated C: " << path << "\n";
-    }
-  } else if (!a.emit.empty()) {
+  api::CompileSpec spec = compile_spec(a.backends, a.target, a.records, 0);
+  spec.progress = [&](const std::string& s) { progress.show(s); };
+  if (!a.emit.empty() && target::parse(a.target).kind != target::Kind::Cpu)
     throw Error("--emit c needs a cpu target (--target cpu ...)");
+  api::Compilation c = api::compile(m, spec);
+  for (const std::string& w : c.warnings) std::cerr << "switchyard: warning: " << w << "\n";
+  const partition::PartitionResult& r = c.partition;
+  runtime::CompiledModel& cm = c.model;
+  if (c.native && !a.emit.empty()) {
+    std::string path = std::filesystem::path(a.output).replace_extension(".c").string();
+    std::ofstream f(path);
+    f << c.native->generated_c;
+    if (!f) throw Error(path + ": cannot write the generated C");
+    if (!a.quiet) std::cout << "generated C: " << path << "\n";
   }
   progress.show("writing " + a.output + "...");
   runtime::save_artifact(cm, a.output);
@@ -71,16 +58,18 @@ int run_compile(const CompileArgs& a) {
   if (!a.quiet) {
     std::cout << "model: " << a.model << "  backends (priority order): "
               << (a.backends.backends.empty() ? "none" : a.backends.backends) << "\n";
+    std::cout << c.placement;
     print_partition(std::cout, m, r, a.explain);
     std::cout << "target: " << cm.target.str() << "\n";
-    if (cm.native) {
+    if (c.native) {
+      const native::Compiled& nc = *c.native;
       const native::Plan& p = cm.native->plan();
       std::cout << "native: " << p.kernel_launches << " kernel launches (" << p.kernels.size() << " distinct), "
                 << "activation memory " << si(static_cast<double>(p.arena_bytes), "B") << " planned for "
                 << si(static_cast<double>(p.intermediate_bytes), "B") << " of intermediates; lowering "
                 << fixed(nc.lower_seconds, 1) << " s, C compiler " << fixed(nc.compile_seconds, 1) << " s\n";
       for (const auto& [k, why] : nc.fallbacks) std::cout << "  " << k << " runs on the reference kernels: " << why << "\n";
-      if (records) std::cout << records_summary(nc, *records) << "\n";
+      if (!c.records.empty()) std::cout << c.records << "\n";
       if (a.explain) print_kernel_choices(std::cout, nc);
     }
     std::cout << "wrote " << a.output << " (" << si(static_cast<double>(std::filesystem::file_size(a.output)), "B")

@@ -16,7 +16,7 @@
 #include "cli_common.h"
 #include "backend_selection.h"
 #include "execute.h"
-#include "native/compile.h"
+#include "api/compile.h"
 #include "runtime/artifact.h"
 #include "zoo/zoo.h"
 
@@ -81,12 +81,9 @@ int run_demo(const DemoArgs& a) {
   runtime::CompiledModel cm;
   {
     Progress progress;
-    native::CompileOptions no;
-    no.progress = [&](const std::string& s) { progress.show(s); };
-    native::Compiled nc = native::compile_native(m, no);
-    cm.module = nc.fused;
-    cm.native = nc.executable;
-    cm.target = nc.executable->target();
+    api::CompileSpec spec;
+    spec.progress = [&](const std::string& s) { progress.show(s); };
+    cm = std::move(api::compile(m, spec).model);
     progress.show("writing " + artifact + "...");
     runtime::save_artifact(cm, artifact);
   }

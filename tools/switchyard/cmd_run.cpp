@@ -11,11 +11,11 @@
 #include "cli_common.h"
 #include "backend_selection.h"
 #include "execute.h"
+#include "api/compile.h"
 #include "native/compile.h"
 #include "profile_report.h"
 #include "runtime/artifact.h"
 #include "support/error.h"
-#include "records_option.h"
 #include "target/target.h"
 
 namespace sy::cli {
@@ -54,37 +54,20 @@ int run_run(const RunArgs& a) {
     if (!a.records.empty()) throw Error(a.model + ": an artifact's kernels are built; --records applies when compiling");
     cm = runtime::load_artifact(a.model, all_backends());
     executor = "artifact";
-  } else if (const target::Target tgt = target::parse(a.target);
-             !a.backends.backends.empty() || tgt.kind == target::Kind::Cpu) {
-    ir::Module m = load(a.model, a.input_shapes);
-    partition::PartitionResult r = run_partition(m, a.backends);
-    if (a.backends.placement == "measured") {
-      Progress progress;
-      std::string lines =
-          apply_placement(r, m, a.backends, tgt, a.records, a.threads, [&](const std::string& s) { progress.show(s); });
-      progress.clear();
-      std::cerr << lines;
-    }
-    cm = build_backend_modules(r.module, a.backends, tgt);
-    if (tgt.kind == target::Kind::Cpu) {
-      Progress progress;
-      native::CompileOptions no;
-      no.target = tgt;
-      no.progress = [&](const std::string& s) { progress.show(s); };
-      std::unique_ptr<RecordsUse> records = use_records(a.records, no, a.backends.placement == "measured");
-      native::Compiled nc = native::compile_native(cm.module, no);
-      progress.clear();
-      if (records) std::cerr << records_summary(nc, *records) << "\n";
-      cm.module = nc.fused;
-      cm.native = nc.executable;
-    }
-    executor = std::string(tgt.kind == target::Kind::Cpu ? "native" : "reference") +
-               (a.backends.backends.empty() ? "" : " + " + a.backends.backends);
   } else {
-    if (!a.backends.prefer.empty()) throw Error("--prefer needs --backends");
-    if (a.backends.placement != "rules") throw Error("--placement measured needs --backends (it decides which of their regions to keep)");
-    if (!a.records.empty()) throw Error("--records needs a cpu target (native kernels)");
-    cm.module = load(a.model, a.input_shapes);
+    ir::Module m = load(a.model, a.input_shapes);
+    Progress progress;
+    api::CompileSpec spec = compile_spec(a.backends, a.target, a.records, a.threads);
+    spec.progress = [&](const std::string& s) { progress.show(s); };
+    api::Compilation c = api::compile(m, spec);
+    progress.clear();
+    std::cerr << c.placement;
+    for (const std::string& w : c.warnings) std::cerr << "switchyard: warning: " << w << "\n";
+    if (!c.records.empty()) std::cerr << c.records << "\n";
+    cm = std::move(c.model);
+    if (cm.native || !spec.backends.empty())
+      executor = std::string(cm.native ? "native" : "reference") +
+                 (spec.backends.empty() ? "" : " + " + a.backends.backends);
   }
   if (executor != "reference") {
     std::string list;

@@ -1,0 +1,138 @@
+// Compiling a loaded model: partition, placement, backend modules, native kernels.
+#include "api/compile.h"
+
+#include <chrono>
+#include <cstdio>
+#include <set>
+
+#include "backends/backend.h"
+#include "ops/op.h"
+#include "runtime/measured_placement.h"
+#include "support/error.h"
+#include "target/host.h"
+
+namespace sy::api {
+
+partition::PartitionOptions partition_options(const std::vector<std::string>& backends,
+                                              const std::map<std::string, std::string>& prefer) {
+  partition::PartitionOptions opts;
+  std::set<std::string> seen;
+  for (const std::string& name : backends) {
+    if (name.empty()) throw Error("--backends has an empty entry");
+    if (!seen.insert(name).second) throw Error("--backends lists '" + name + "' twice");
+    opts.backends.push_back(&backends::BackendRegistry::global().get(name));
+  }
+  for (const auto& [op, backend] : prefer) {
+    const std::string p = op + "=" + backend;
+    if (op.empty() || backend.empty())
+      throw Error("--prefer '" + p + "': expected OP=BACKEND, e.g. nn.conv2d=" +
+                  (opts.backends.empty() ? std::string("BACKEND") : opts.backends.back()->name()));
+    if (!ops::OpRegistry::global().find(op)) throw Error("--prefer '" + p + "': unknown op '" + op + "'");
+    if (!seen.count(backend)) throw Error("--prefer '" + p + "': backend '" + backend + "' is not in --backends");
+    opts.prefer[op] = backend;
+  }
+  return opts;
+}
+
+std::unique_ptr<RecordsUse> use_records(const std::string& path, native::CompileOptions& o, bool placement) {
+  if (path.empty()) return nullptr;
+  auto r = std::make_unique<RecordsUse>();
+  r->path = path;
+  std::vector<tune::Record> rs;
+  size_t placements = 0;
+  for (tune::Record& x : tune::read_records(path)) {
+    if (x.op == "placement") ++placements;  // measured placement's (runtime/placement_records.h)
+    else rs.push_back(std::move(x));
+  }
+  // Measured placement makes the file, or adds to it, when it holds no tuning records yet.
+  if (rs.empty() && (placement || placements)) return nullptr;
+  if (rs.empty()) throw Error(path + ": no tuning records (missing or empty file; make one with `switchyard tune`)");
+  const target::Target& t = o.target ? *o.target : target::host();
+  r->applicable = tune::select_records(rs, t, tune::current_validators());
+  r->refused = tune::check_records(r->applicable, path, t);
+  o.chooser = tune::records_chooser(r->applicable);
+  return r;
+}
+
+std::string records_summary(const native::Compiled& nc, const RecordsUse& r) {
+  int by_record = 0, by_priority = 0;
+  for (const strategy::Choice& c : nc.choices) {
+    if (c.implementation.empty()) continue;
+    (c.from_record ? by_record : by_priority)++;
+  }
+  std::string s = "records (" + r.path + "): " + std::to_string(by_record) + " kernels chosen by records, " +
+                  std::to_string(by_priority) + " by priority (no record for their workload)";
+  if (!r.refused.empty()) s += "\n" + r.refused;
+  return s;
+}
+
+namespace {
+
+// Measured placement in place of the rules' (see runtime/measured_placement.h); its lines.
+std::string place_by_measurement(const ir::Module& m, const partition::PartitionOptions& popts,
+                                 const target::Target& target, const CompileSpec& spec,
+                                 partition::PartitionResult* r) {
+  if (target.kind != target::Kind::Cpu) throw Error("--placement measured needs a cpu target");
+  if (!target::cannot_run_here(target, "").empty())
+    throw Error("--placement measured times the kernels on this machine: the target '" + target.str() +
+                "' cannot run here");
+  runtime::PlacementOptions po;
+  po.native.target = target;
+  std::unique_ptr<RecordsUse> chooser = use_records(spec.records, po.native, true);
+  po.records = spec.records;
+  po.threads = spec.threads;
+  po.progress = spec.progress;
+  std::vector<runtime::RegionTiming> timings;
+  const auto t0 = std::chrono::steady_clock::now();
+  *r = runtime::place_by_measurement(m, popts, po, &timings);
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::string lines = runtime::placement_lines(timings);
+  size_t stored = 0;
+  for (const runtime::RegionTiming& t : timings) stored += t.from_records;
+  char b[64];
+  std::snprintf(b, sizeof b, "%.1f s", s);
+  lines += "placement: " + std::to_string(timings.size()) + " regions placed in " + b;
+  if (!spec.records.empty())
+    lines += ", " + std::to_string(stored) + " from the records in " + spec.records + " (the others measured and added)";
+  return lines + "\n";
+}
+
+}  // namespace
+
+Compilation compile(const ir::Module& m, const CompileSpec& spec) {
+  Compilation c;
+  c.target = target::parse(spec.target);
+  if (spec.placement != "rules" && spec.placement != "measured")
+    throw Error("--placement '" + spec.placement + "': expected rules or measured");
+  const bool cpu = c.target.kind == target::Kind::Cpu;
+  if (!spec.records.empty() && !cpu) throw Error("--records needs a cpu target (native kernels)");
+  partition::PartitionOptions popts = partition_options(spec.backends, spec.prefer);
+  if (spec.placement == "measured" && popts.backends.empty())
+    throw Error("--placement measured needs --backends (it decides which of their regions to keep)");
+  if (!cpu && popts.backends.empty()) {
+    // The reference executor alone: nothing to build.
+    if (!popts.prefer.empty()) throw Error("--prefer needs --backends");
+    c.partition.module = m;
+    c.model.module = m;
+    return c;
+  }
+  if (spec.progress) spec.progress("partitioning...");
+  c.partition = partition::partition_module(m, popts, spec.after_pass);
+  if (spec.placement == "measured") c.placement = place_by_measurement(m, popts, c.target, spec, &c.partition);
+  if (spec.progress) spec.progress("building backend modules...");
+  // Backends generate code for the cpu target; with the reference executor, for the host.
+  c.model = runtime::build_modules(c.partition.module, popts.backends, cpu ? c.target : target::host());
+  c.warnings = c.model.fallbacks;
+  if (!cpu) return c;
+  native::CompileOptions no;
+  no.target = c.target;
+  no.progress = spec.progress;
+  std::unique_ptr<RecordsUse> records = use_records(spec.records, no, spec.placement == "measured");
+  c.native = native::compile_native(c.model.module, no);
+  c.model.module = c.native->fused;
+  c.model.native = c.native->executable;
+  if (records) c.records = records_summary(*c.native, *records);
+  return c;
+}
+
+}  // namespace sy::api
