@@ -6,7 +6,6 @@
 #include <unordered_set>
 
 #include "ir/visitor.h"
-#include "partition/inline_regions.h"
 #include "partition/region_util.h"
 
 namespace sy::partition {
@@ -129,7 +128,15 @@ class Annotator : public ir::ExprMutator {
       d.rejections.insert(d.rejections.begin(), {d.backend, "measured placement keeps it native"});
       d.backend.clear();
       d.why.clear();
-      if (composite) e = flatten_composites(e);
+      if (composite) {
+        // The composite's body over the call's arguments (not a walk of the arguments: they hold
+        // other nodes' region functions, which must stay as they are).
+        const ir::FunctionNode* f = inline_callee(e);
+        const auto* ec = e->as<ir::CallNode>();
+        std::unordered_map<const ir::ExprNode*, ir::Expr> sub;
+        for (size_t i = 0; i < f->params.size(); ++i) sub[f->params[i].get()] = ec->args[i];
+        e = substitute(f->body, sub);
+      }
     }
     std::string backend = d.backend;
     if (report_) {
@@ -139,7 +146,10 @@ class Annotator : public ir::ExprMutator {
       report_->decisions.push_back(std::move(d));
     }
     index_of_[orig.get()] = index;
-    return backend.empty() ? e : wrap(e, backend);
+    if (backend.empty()) return e;
+    ir::Expr w = wrap(e, backend);
+    if (report_) report_->wrapped_nodes.emplace_back(w->as<ir::CallNode>()->callee, index);
+    return w;
   }
 
  private:

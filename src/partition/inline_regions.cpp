@@ -49,8 +49,6 @@ class InlineCalls : public ir::ExprMutator {
 
 }  // namespace
 
-ir::Expr flatten_composites(const ir::Expr& e) { return FlattenComposites().mutate(e); }
-
 ir::Module inline_regions(const ir::Module& m, const std::set<std::string>& symbols) {
   if (symbols.empty()) return m;
   ir::Module out = m;

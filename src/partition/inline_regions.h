@@ -10,9 +10,6 @@ namespace sy::partition {
 
 // m with every call of the module-level functions named in `symbols` inlined into @main and
 // those functions removed. Used when a backend cannot build a region it claimed.
-// e with every call of a composite function in it replaced by the composite's body.
-ir::Expr flatten_composites(const ir::Expr& e);
-
 ir::Module inline_regions(const ir::Module& m, const std::set<std::string>& symbols);
 
 }  // namespace sy::partition

@@ -137,31 +137,27 @@ class RegionMerger {
         for_each_decision(r, [&](NodeDecision& d) {
           if (v.ok) {
             d.region = index;
-            return false;
+            return;
           }
           // The nodes' decisions now say native, with the backend's reason.
           d.rejections.insert(d.rejections.begin(), {d.backend, "region not offloaded: " + v.reason});
           d.backend.clear();
           d.why.clear();
-          return true;
         });
       }
     }
   }
 
-  // Calls f on the decision of each node of region r; f returns whether it dissolved the node's
-  // claim (its decision then says native and is skipped by later walks).
+  // Calls f on the decision of each node of region r (annotate_targets recorded which decision
+  // each one-node region function is).
   template <typename F>
   void for_each_decision(size_t r, F f) {
-    std::unordered_set<Node> ids(members_[r].begin(), members_[r].end());
-    size_t k = 0;
-    for (const ir::Expr& e : order_) {
-      if (callee_attr(e, kCompiler).empty()) continue;
-      // Decisions were appended in graph order for exactly these wrapped nodes.
-      while (k < report_->decisions.size() && report_->decisions[k].backend.empty() && !dissolved_decisions_.count(k)) ++k;
-      if (k >= report_->decisions.size()) return;
-      if (ids.count(e.get()) && f(report_->decisions[k])) dissolved_decisions_.insert(k);
-      ++k;
+    if (decision_of_.empty())
+      for (const auto& [fn, k] : report_->wrapped_nodes) decision_of_[fn.get()] = k;
+    for (Node n : members_[r]) {
+      auto it = decision_of_.find(inline_callee(order_[index_[n]]));
+      SY_CHECK(it != decision_of_.end()) << "a claimed node without its decision";
+      f(report_->decisions[static_cast<size_t>(it->second)]);
     }
   }
 
@@ -336,7 +332,7 @@ class RegionMerger {
   std::map<int, int> parent_;
   std::unordered_set<int> offloaded_;
   std::map<int, int> report_index_;
-  std::unordered_set<size_t> dissolved_decisions_;
+  std::unordered_map<const ir::ExprNode*, int> decision_of_;
   std::unordered_map<Node, ir::Expr> new_of_;
 };
 

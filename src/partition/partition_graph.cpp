@@ -84,6 +84,7 @@ ir::Module partition_graph(const ir::Module& m, PartitionReport* report, const s
       d.region = it->second;
     }
     report->region_functions.clear();
+    report->wrapped_nodes.clear();
   }
   return out;
 }

@@ -60,9 +60,10 @@ struct RegionReport {
 struct PartitionReport {
   std::vector<NodeDecision> decisions;  // every op call and composite call of @main, in order
   std::vector<RegionReport> regions;
-  // Between merge_regions and partition_graph only: each region function and its index in
-  // `regions`, so that the decisions' region can follow the outlining's order.
-  std::vector<std::pair<ir::Expr, int>> region_functions;
+  // Between the passes only: each claimed node's one-node region function and its index in
+  // `decisions` (annotate_targets to merge_regions), and each region function and its index in
+  // `regions` (merge_regions to partition_graph, which renumbers the decisions' region).
+  std::vector<std::pair<ir::Expr, int>> wrapped_nodes, region_functions;
 };
 
 }  // namespace sy::partition
