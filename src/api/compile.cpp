@@ -71,7 +71,7 @@ namespace {
 // Measured placement in place of the rules' (see runtime/measured_placement.h); its lines.
 std::string place_by_measurement(const ir::Module& m, const partition::PartitionOptions& popts,
                                  const target::Target& target, const CompileSpec& spec,
-                                 partition::PartitionResult* r) {
+                                 partition::PartitionResult* r, std::string* node_table) {
   if (target.kind != target::Kind::Cpu) throw Error("--placement measured needs a cpu target");
   if (!target::cannot_run_here(target, "").empty())
     throw Error("--placement measured times the kernels on this machine: the target '" + target.str() +
@@ -87,6 +87,7 @@ std::string place_by_measurement(const ir::Module& m, const partition::Partition
   *r = runtime::place_by_measurement(m, popts, po, &timings);
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::string lines = runtime::placement_lines(timings);
+  *node_table = runtime::placement_node_table(timings);
   size_t stored = 0;
   for (const runtime::RegionTiming& t : timings) stored += t.from_records;
   char b[64];
@@ -118,7 +119,7 @@ Compilation compile(const ir::Module& m, const CompileSpec& spec) {
   }
   if (spec.progress) spec.progress("partitioning...");
   c.partition = partition::partition_module(m, popts, spec.after_pass);
-  if (spec.placement == "measured") c.placement = place_by_measurement(m, popts, c.target, spec, &c.partition);
+  if (spec.placement == "measured") c.placement = place_by_measurement(m, popts, c.target, spec, &c.partition, &c.placement_nodes);
   if (spec.progress) spec.progress("building backend modules...");
   // Backends generate code for the cpu target; with the reference executor, for the host.
   c.model = runtime::build_modules(c.partition.module, popts.backends, cpu ? c.target : target::host());

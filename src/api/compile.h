@@ -61,6 +61,7 @@ struct Compilation {
   runtime::CompiledModel model;          // runnable; what an artifact saves
   std::optional<native::Compiled> native;  // the native compile's details (cpu targets)
   std::string placement;  // measured placement: one line per region, and the time it took
+  std::string placement_nodes;  // measured placement: its search's per-node times (for --explain)
   std::string records;    // with records: how many kernels they chose (records_summary)
   std::vector<std::string> warnings;  // regions a backend could not build, now native
 };

@@ -336,6 +336,10 @@ class Placer {
       t.why += t.split_ms > 0 ? ms(t.split_ms) : "not built";
       if (t.split_model_ms > 0) t.why += " (model " + ms(t.split_model_ms) + ")";
     }
+    if (t.decision == Decision::Native) t.why += ": native not slower";
+    if (t.decision == Decision::Split)
+      t.why += ": " + std::to_string(t.split_backend_nodes) + " of " + std::to_string(t.nodes) + " nodes on " +
+               g.backend;
     if (t.searched) {
       char b[160];
       std::snprintf(b, sizeof b, "; nodes alone: %s %.3f ms, native %.3f ms, a crossing %.3f ms/MB", g.backend.c_str(),
@@ -343,10 +347,6 @@ class Placer {
       t.why += b;
       if (t.split_model_ms == 0) t.why += ", no split cheaper";
     }
-    if (t.decision == Decision::Native) t.why += " (native not slower)";
-    if (t.decision == Decision::Split)
-      t.why += ": " + std::to_string(t.split_backend_nodes) + " of " + std::to_string(t.nodes) + " nodes on " +
-               g.backend;
   }
 
   // Times each node alone, fits the cost of a value crossing, finds the cheapest split by a
@@ -455,6 +455,9 @@ class Placer {
     }
     for (const Crossing& x : xs) pg.edges.push_back({x.from, x.to, per_byte * static_cast<double>(x.bytes)});
     PlacementChoice best = cheapest_placement(pg);
+    for (size_t i = 0; i < n; ++i)
+      t.node_costs.push_back({ds[static_cast<size_t>(g.nodes[i])].node, timed[i], alone_b[i], alone_n[i],
+                              static_cast<bool>(best.on_backend[i])});
     std::vector<int> split_native;
     for (size_t i = 0; i < n; ++i)
       if (!best.on_backend[i]) split_native.push_back(static_cast<int>(i));
@@ -592,6 +595,26 @@ std::string placement_lines(const std::vector<RegionTiming>& timings) {
     lines += "placement: @" + t.symbol + " (" + std::to_string(t.nodes) + " nodes) " + where + as + " (" + t.why + ")\n";
   }
   return lines;
+}
+
+std::string placement_node_table(const std::vector<RegionTiming>& timings) {
+  std::string out;
+  for (const RegionTiming& t : timings) {
+    if (t.node_costs.empty()) continue;
+    out += "measured placement of @" + t.symbol + "'s nodes, each alone (" + t.backend + " / native) and in the "
+           "model's cheapest split:\n";
+    for (const RegionTiming::NodeCost& c : t.node_costs) {
+      char b[200];
+      if (c.timed)
+        std::snprintf(b, sizeof b, "  %-36s %9.3f / %9.3f ms  %s\n", c.node.c_str(), c.backend_ms, c.native_ms,
+                      c.on_backend ? t.backend.c_str() : "native");
+      else
+        std::snprintf(b, sizeof b, "  %-36s %24s  %s\n", c.node.c_str(), "(not taken alone)",
+                      c.on_backend ? t.backend.c_str() : "native");
+      out += b;
+    }
+  }
+  return out;
 }
 
 }  // namespace sy::runtime

@@ -63,6 +63,15 @@ struct RegionTiming {
   enum class Decision { Backend, Native, Split } decision = Decision::Backend;
   bool from_records = false;
   std::string why;  // e.g. "measured: onednn 0.412 ms, native 0.530 ms"
+  // The search's view of each node: timed alone on both sides (not when the backend does not
+  // take it alone), and where the model's cheapest split puts it.
+  struct NodeCost {
+    std::string node;
+    bool timed = false;
+    double backend_ms = 0, native_ms = 0;
+    bool on_backend = true;
+  };
+  std::vector<NodeCost> node_costs;
   std::vector<std::string> placed_as;  // the symbols of its nodes' regions in the placed module
 };
 
@@ -75,5 +84,7 @@ partition::PartitionResult place_by_measurement(const ir::Module& model, const p
 
 // "placement: @onednn_0 onednn (measured: ...)": one line per region, for the CLI.
 std::string placement_lines(const std::vector<RegionTiming>& timings);
+// For --explain: per region searched, a table of its nodes' times alone and the model's split.
+std::string placement_node_table(const std::vector<RegionTiming>& timings);
 
 }  // namespace sy::runtime

@@ -59,6 +59,7 @@ int run_compile(const CompileArgs& a) {
     std::cout << "model: " << a.model << "  backends (priority order): "
               << (a.backends.backends.empty() ? "none" : a.backends.backends) << "\n";
     std::cout << c.placement;
+    if (a.explain) std::cout << c.placement_nodes;
     print_partition(std::cout, m, r, a.explain);
     std::cout << "target: " << cm.target.str() << "\n";
     if (c.native) {
