@@ -42,11 +42,20 @@ class Result:
         self.status, self.msg, self.outputs, self.seconds = status, msg, outputs or {}, seconds
 
 
+MEASURED = 'measured-'  # path measured-B: B's regions placed by measurement (kept, split or native)
+
+
+def path_backend(path):
+    return path[len(MEASURED):] if path.startswith(MEASURED) else path
+
+
 def path_args(path):
     if path == 'reference':
         return ['--target', 'reference']
     if path == 'native':
         return ['--target', 'cpu']
+    if path.startswith(MEASURED):
+        return ['--backends', path_backend(path), '--placement', 'measured']
     return ['--backends', path]
 
 
@@ -124,7 +133,7 @@ def run_path(cfg, case_dir, path, output_names):
 
 def claims(cfg, case_dir, backend):
     """Whether `backend` offloads any region of the model (if not, its run is the native run again)."""
-    cmd = [cfg.binary, 'partition', os.path.join(case_dir, 'model.onnx'), '--backends', backend, '--json']
+    cmd = [cfg.binary, 'partition', os.path.join(case_dir, 'model.onnx'), '--backends', path_backend(backend), '--json']
     try:
         p = run_group(cmd, cfg.timeout, cfg.env)
         j = json.loads(p.stdout)
@@ -656,8 +665,9 @@ def main(argv=None):
     ap.add_argument('--keep', default=None, help='where failing cases (and shrunk ones) are kept '
                     '(default: a new directory under build/diff-<time>)')
     ap.add_argument('--jobs', type=int, default=1, help='cases run in parallel')
-    ap.add_argument('--paths', default=None, help='comma-separated paths to compare with the reference: native and '
-                    'backend names (default: native and every backend the binary lists)')
+    ap.add_argument('--paths', default=None, help='comma-separated paths to compare with the reference: native, '
+                    'backend names, and measured-BACKEND (its regions placed by measurement: kept, split or '
+                    'native) (default: native and every backend the binary lists)')
     ap.add_argument('--threads', type=int, default=1, help='executor threads of each run (default 1)')
     ap.add_argument('--timeout', type=float, default=60, help='seconds a run may take before it counts as a hang')
     ap.add_argument('--no-shrink', dest='shrink', action='store_false', help='keep failing cases unshrunk')
@@ -696,8 +706,8 @@ def main(argv=None):
     backends = detect_backends(cfg.binary)
     cfg.paths = cfg.paths.split(',') if cfg.paths else ['native'] + backends
     for p in cfg.paths:
-        if p not in ['native'] + backends:
-            sys.exit(f"run: unknown path '{p}' (native, {', '.join(backends)})")
+        if p not in ['native'] + backends and not (p.startswith(MEASURED) and path_backend(p) in backends):
+            sys.exit(f"run: unknown path '{p}' (native, {', '.join(backends)}, measured-BACKEND)")
     cfg.env = dict(os.environ)
     cfg.env.setdefault('OMP_NUM_THREADS', str(cfg.threads))
     if cfg.replay:  # runs in the case directory itself (out_<path>/); nothing else is written
