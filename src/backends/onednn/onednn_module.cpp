@@ -30,10 +30,10 @@ OnednnModule::OnednnModule(const std::vector<ExternFunction>& fns) {
     if (!fns_.emplace(f.symbol, f.function).second)
       throw Error("onednn: external function '" + f.symbol + "' given twice");
   }
-  for (auto& [sym, _] : fns_) plan(sym);
+  for (auto& [sym, _] : fns_) stats(sym);  // builds each plan now (errors at load, not at the first run)
 }
 
-Plan& OnednnModule::plan(const std::string& symbol) {
+OnednnModule::Slot& OnednnModule::acquire(const std::string& symbol) {
   auto fit = fns_.find(symbol);
   if (fit == fns_.end()) {
     std::string avail;
@@ -41,19 +41,38 @@ Plan& OnednnModule::plan(const std::string& symbol) {
     throw Error("onednn: no external function '" + symbol + "' in this module (has: " + avail + ")");
   }
   const int threads = omp_get_max_threads();
-  auto& slot = plans_[{symbol, threads}];
-  if (!slot) slot = std::make_unique<Plan>(symbol, fit->second, weights_);
-  return *slot;
+  std::lock_guard<std::mutex> lock(mu_);
+  auto& slots = plans_[{symbol, threads}];
+  for (auto& s : slots)
+    if (!s->busy) {
+      s->busy = true;
+      return *s;
+    }
+  auto s = std::make_unique<Slot>();
+  s->plan = std::make_unique<Plan>(symbol, fit->second, weights_);
+  s->busy = true;
+  slots.push_back(std::move(s));
+  return *slots.back();
 }
 
 std::vector<Tensor> OnednnModule::run(const std::string& symbol, const std::vector<Tensor>& inputs) {
-  std::lock_guard<std::mutex> lock(mu_);
-  return plan(symbol).run(inputs);
+  Slot& s = acquire(symbol);
+  struct Release {
+    OnednnModule* m;
+    Slot* s;
+    ~Release() {
+      std::lock_guard<std::mutex> lock(m->mu_);
+      s->busy = false;
+    }
+  } release{this, &s};
+  return s.plan->run(inputs);
 }
 
 const PlanStats& OnednnModule::stats(const std::string& symbol) {
+  Slot& s = acquire(symbol);
   std::lock_guard<std::mutex> lock(mu_);
-  return plan(symbol).stats();
+  s.busy = false;
+  return s.plan->stats();
 }
 
 // Text: magic, format version, the oneDNN version it was built with (informational), the symbols.

@@ -33,9 +33,16 @@ class OnednnModule : public RuntimeModule {
   const PlanStats& stats(const std::string& symbol);
 
  private:
-  Plan& plan(const std::string& symbol);
+  // A plan holds its activations and its stream, so one run at a time uses it: concurrent runs
+  // (several threads running one loaded model) each take a free plan of the symbol and thread
+  // count, or build another (the weights, reordered once, are shared by all).
+  struct Slot {
+    std::unique_ptr<Plan> plan;
+    bool busy = false;
+  };
+  Slot& acquire(const std::string& symbol);
   std::map<std::string, ir::Expr> fns_;
-  std::map<std::pair<std::string, int>, std::unique_ptr<Plan>> plans_;
+  std::map<std::pair<std::string, int>, std::vector<std::unique_ptr<Slot>>> plans_;
   std::shared_ptr<WeightStore> weights_ = make_weight_store();
   std::mutex mu_;
 };
