@@ -12,7 +12,7 @@ namespace sy::backends::onednn {
 // One oneDNN eltwise step: alg(alpha, beta). Kept free of oneDNN types so the rules need no
 // oneDNN header.
 enum class EltAlg { Relu, Tanh, Elu, Square, Abs, Sqrt, Linear, SoftRelu, Mish, Logistic, Exp,
-                    GeluTanh, GeluErf, Log, Clip, Pow, Round, HardSwish };
+                    GeluTanh, GeluErf, Log, Clip, Pow, Round, HardSwish, Swish };
 struct EltStep {
   EltAlg alg;
   float alpha = 0.f;
@@ -24,6 +24,8 @@ std::optional<std::vector<EltStep>> eltwise_steps(const ir::CallNode& call);
 
 // Binary ops oneDNN's binary primitive (and binary post-op) computes.
 bool is_binary_op(ops::OpCode op);
+// x when the call is x * sigmoid(x) or sigmoid(x) * x (SiLU, oneDNN's swish), else nullptr.
+const ir::Expr* silu_operand(const ir::CallNode& call);
 // Unary ops that make sense as a fused activation after conv/dense/matmul/batch-norm.
 bool is_activation_op(ops::OpCode op);
 

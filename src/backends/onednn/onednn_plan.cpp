@@ -145,6 +145,7 @@ dn::algorithm elt_alg(EltAlg a) {
     case EltAlg::Pow: return A::eltwise_pow;
     case EltAlg::Round: return A::eltwise_round;
     case EltAlg::HardSwish: return A::eltwise_hardswish;
+    case EltAlg::Swish: return A::eltwise_swish;
   }
   return A::eltwise_relu;
 }
@@ -1088,6 +1089,14 @@ struct Plan::Impl {
         p.elts = *steps;
         rev.push_back(p);
         node = c->args[0];
+        continue;
+      }
+      // x * sigmoid(x) (SiLU, EfficientNet's activation): one swish step, x*sigmoid(1*x).
+      if (const ir::Expr* x = silu_operand(*c)) {
+        PostOp p;
+        p.elts = {{EltAlg::Swish, 1.f, 0.f}};
+        rev.push_back(p);
+        node = *x;
         continue;
       }
       if (is_binary_op(c->op)) {

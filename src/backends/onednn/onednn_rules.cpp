@@ -26,6 +26,11 @@ Pattern activation(const Pattern& x) {
                        ? pattern::op(op, {x}, CallCheck{[](const ir::CallNode& c) { return check_op(c); },
                                                         "onednn eltwise"})
                        : pattern::op(op, {x}));
+  // SiLU, x * sigmoid(x), in either order: both x are the same node (checked), one swish post-op.
+  CallCheck same_x{[](const ir::CallNode& c) { return silu_operand(c) ? "" : "onednn silu: not x * sigmoid(x)"; },
+                   "x * sigmoid(x)"};
+  alts.insert(alts.begin(), {pattern::op(OpCode::Mul, {x, pattern::op(OpCode::Sigmoid, {x})}, same_x),
+                             pattern::op(OpCode::Mul, {pattern::op(OpCode::Sigmoid, {x}), x}, same_x)});
   return alt(std::move(alts));
 }
 
