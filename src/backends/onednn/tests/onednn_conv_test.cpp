@@ -157,5 +157,28 @@ TEST(OnednnConv, CompositeOfAnotherShapeRunsOpByOp) {
   expect_matches_reference(fn, {random({1, 8, 6, 6}, 6)}, 1e-5);
 }
 
+// SiLU after a conv (EfficientNet's activation), written x * sigmoid(x) and sigmoid(x) * x: one
+// swish post-op each, no separate eltwise or binary primitive; values as the reference's.
+TEST(OnednnConv, SiluIsOneSwishPostOp) {
+  ir::Expr x = input("x", {1, 16, 10, 10});
+  auto conv_silu = [&](const ir::Expr& in, uint64_t seed, bool sigmoid_first) {
+    ir::Expr w = cst({16, 16, 3, 3}, seed, -0.2f, 0.2f);
+    ir::Expr b = cst({16}, seed + 1, -0.1f, 0.1f);
+    return composite("onednn.conv2d_act", {in, w, b}, [&](const std::vector<ir::Expr>& p) {
+      ir::Expr c = ir::call(OpCode::Conv2d, {p[0], p[1], p[2]}, conv_attrs());
+      ir::Expr s = ir::call(OpCode::Sigmoid, {c});
+      return sigmoid_first ? ir::call(OpCode::Mul, {s, c}) : ir::call(OpCode::Mul, {c, s});
+    });
+  };
+  ir::Expr fn = region({x}, conv_silu(conv_silu(x, 70, false), 80, true));
+  expect_matches_reference(fn, {random({1, 16, 10, 10}, 4, -3.f, 3.f)}, 1e-5);
+  omp_set_num_threads(2);
+  backends::onednn::OnednnModule mod({{"onednn_0", fn}});
+  const auto& st = mod.stats("onednn_0");
+  EXPECT_EQ(st.fused_post_ops, 2);
+  // Two convolutions and the region's boundary reorders in and out (unfused: 2 more per SiLU).
+  EXPECT_EQ(st.kernels.size(), 4u);
+}
+
 }  // namespace
 }  // namespace sy::onednn_test
