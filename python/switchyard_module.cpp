@@ -189,5 +189,25 @@ PYBIND11_MODULE(_switchyard, m) {
         return p;
       },
       py::arg("path"), "load(path) -> Model: an artifact written by Model.save or `switchyard compile`.");
+  m.def(
+      "tune",
+      [](const std::string& model, const std::string& records, const std::string& target, int trials,
+         double time_budget, bool externs, int threads, const std::map<std::string, std::vector<int64_t>>& input_shapes) {
+        sy::TuneOptions o;
+        o.target = target;
+        o.trials = trials;
+        o.time_budget_s = time_budget;
+        o.externs = externs;
+        o.threads = threads;
+        o.input_shapes = input_shapes;
+        py::gil_scoped_release unlocked;
+        return sy::tune(model, records, o);
+      },
+      py::arg("model"), py::arg("records"), py::arg("target") = "cpu", py::arg("trials") = 12,
+      py::arg("time_budget") = 840.0, py::arg("externs") = true, py::arg("threads") = 0,
+      py::arg("input_shapes") = std::map<std::string, std::vector<int64_t>>{},
+      "tune(model, records, target='cpu', trials=12, time_budget=840, externs=True, threads=0, input_shapes={}) -> str\n\n"
+      "Measures every native kernel's implementations and knobs on this machine and appends the records to\n"
+      "`records` (resumed from it); compile(model, records=records) then uses them. Returns the summary line.");
   m.def("available_backends", &sy::available_backends, "The libraries built in (what compile's backends accepts).");
 }

@@ -152,6 +152,23 @@ class SWITCHYARD_API Compiled {
 
 SWITCHYARD_API Compiled compile(const Model& model, const CompileOptions& opts = {});
 
+struct TuneOptions {
+  std::string target = "cpu";
+  int trials = 12;              // candidates per kernel at most
+  double time_budget_s = 840;   // no candidate is started after this
+  bool externs = true;          // false: the libraries' implementations are not candidates
+  int threads = 0;              // threads a candidate runs on (0: the target's cores)
+  std::map<std::string, std::vector<int64_t>> input_shapes;
+};
+
+// Measures the implementations and knobs of every native kernel of `model` (a path or
+// "zoo:NAME") and appends the records to `records` (resumed from it: tuned kernels are
+// skipped); compile with CompileOptions::records = records to use them. Runs `switchyard tune`
+// (installed beside the library) in a child process, since the tuner forks a process per
+// candidate, which a program whose OpenMP threads have started cannot do safely. Returns its
+// summary line ("tuned 3 of 4 tasks in 0:12 ...").
+SWITCHYARD_API std::string tune(const std::string& model, const std::string& records, const TuneOptions& opts = {});
+
 // The names of the external libraries built in (what CompileOptions::backends accepts).
 SWITCHYARD_API std::vector<std::string> available_backends();
 

@@ -5,9 +5,10 @@
     y = m.run({"input": x})          # {output name: numpy.ndarray}
     m.save("model.sya"); m2 = sy.load("model.sya")
     m.inspect()                      # inputs, outputs, target, regions offloaded (a dict)
+    sy.tune("model.onnx", "records.jsonl"); sy.compile("model.onnx", records="records.jsonl")
 
 Errors are switchyard.Error, with the message the command-line program prints.
 """
-from ._switchyard import Error, Model, available_backends, compile, load, __version__  # noqa: F401
+from ._switchyard import Error, Model, available_backends, compile, load, tune, __version__  # noqa: F401
 
-__all__ = ["Error", "Model", "available_backends", "compile", "load", "__version__"]
+__all__ = ["Error", "Model", "available_backends", "compile", "load", "tune", "__version__"]

@@ -110,3 +110,19 @@ def test_a_torchvision_model_matches_pytorch():
 
 def test_help_is_there():
     assert "backends" in sy.compile.__doc__ and "threads" in sy.Model.run.__doc__
+
+
+def test_tune_then_compile_with_the_records(tmp_path):
+    records = str(tmp_path / "mlp.jsonl")
+    summary = sy.tune("zoo:mlp", records, trials=2, time_budget=120)
+    assert summary.startswith("tuned "), summary
+    assert os.path.getsize(records) > 0
+    # Tuned kernels are skipped the second time (the file is resumed from).
+    assert "already in the records" in sy.tune("zoo:mlp", records, trials=2, time_budget=120)
+    m = sy.compile("zoo:mlp", records=records)
+    ref = sy.compile("zoo:mlp", target="reference")
+    x = random_input(m, 5)
+    for k, v in ref.run(x).items():
+        np.testing.assert_allclose(m.run(x)[k], v, rtol=1e-4, atol=1e-5)
+    with pytest.raises(sy.Error, match="/nonexistent/model.onnx"):
+        sy.tune("/nonexistent/model.onnx", records)

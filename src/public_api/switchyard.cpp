@@ -2,9 +2,18 @@
 // every internal error turned into switchyard::Error with the same message.
 #include "switchyard/switchyard.h"
 
+#include <dlfcn.h>
+#include <sys/select.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <sstream>
+#include <tuple>
 #include <mutex>
 #include <utility>
 
@@ -255,6 +264,95 @@ void Compiled::run(const std::map<std::string, Tensor>& inputs, std::map<std::st
                   sy::shape_str(src.shape()));
     std::memcpy(dst.data(), src.raw(), src.nbytes());
   }
+}
+
+namespace {
+
+// The `switchyard` program beside this library: PREFIX/lib/libswitchyard.so -> PREFIX/bin/switchyard
+// (the build tree has the same shape); $SWITCHYARD_CLI overrides.
+std::string cli_path() {
+  if (const char* p = std::getenv("SWITCHYARD_CLI"); p && *p) return p;
+  Dl_info info{};
+  if (!dladdr(reinterpret_cast<void*>(&cli_path), &info) || !info.dli_fname)
+    throw Error("tune: cannot locate libswitchyard.so to find the switchyard program (set SWITCHYARD_CLI)");
+  std::filesystem::path p = std::filesystem::path(info.dli_fname).parent_path().parent_path() / "bin" / "switchyard";
+  if (!std::filesystem::exists(p))
+    throw Error("tune: no switchyard program at " + p.string() + " (set SWITCHYARD_CLI to its path)");
+  return p.string();
+}
+
+}  // namespace
+
+std::string tune(const std::string& model, const std::string& records, const TuneOptions& opts) {
+  if (records.empty()) throw Error("tune: a records file to write is required");
+  std::vector<std::string> argv{cli_path(), "tune", model, "-o", records, "--target", opts.target,
+                                "--trials", std::to_string(opts.trials), "--time-budget",
+                                std::to_string(opts.time_budget_s), "--threads", std::to_string(opts.threads)};
+  if (!opts.externs) argv.push_back("--no-externs");
+  for (const auto& [name, shape] : opts.input_shapes) {
+    std::string dims;
+    for (int64_t d : shape) {
+      if (!dims.empty()) dims += ',';
+      dims += std::to_string(d);
+    }
+    argv.push_back("--input-shape");
+    argv.push_back(name + "=" + dims);
+  }
+  int out[2], err[2];
+  if (pipe(out) != 0 || pipe(err) != 0) throw Error("tune: cannot create pipes");
+  pid_t pid = fork();
+  if (pid < 0) throw Error("tune: cannot start " + argv[0]);
+  if (pid == 0) {
+    dup2(out[1], 1);
+    dup2(err[1], 2);
+    close(out[0]);
+    close(err[0]);
+    std::vector<char*> args;
+    for (std::string& a : argv) args.push_back(a.data());
+    args.push_back(nullptr);
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  close(out[1]);
+  close(err[1]);
+  // Both pipes drained together (a child blocked on a full stderr would never finish stdout).
+  std::string stdout_text, stderr_text;
+  char buf[4096];
+  bool out_open = true, err_open = true;
+  while (out_open || err_open) {
+    fd_set fds;
+    FD_ZERO(&fds);
+    if (out_open) FD_SET(out[0], &fds);
+    if (err_open) FD_SET(err[0], &fds);
+    if (select(std::max(out[0], err[0]) + 1, &fds, nullptr, nullptr, nullptr) < 0) break;
+    for (auto [fd, open, text] : {std::tuple<int, bool*, std::string*>{out[0], &out_open, &stdout_text},
+                                  std::tuple<int, bool*, std::string*>{err[0], &err_open, &stderr_text}}) {
+      if (!*open || !FD_ISSET(fd, &fds)) continue;
+      ssize_t n = read(fd, buf, sizeof buf);
+      if (n <= 0) *open = false;
+      else text->append(buf, static_cast<size_t>(n));
+    }
+  }
+  close(out[0]);
+  close(err[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  auto last_line = [](const std::string& t) {
+    std::string s = t;
+    while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
+    size_t nl = s.find_last_of('\n');
+    s = nl == std::string::npos ? s : s.substr(nl + 1);
+    const std::string prefix = "switchyard: error: ";
+    return s.rfind(prefix, 0) == 0 ? s.substr(prefix.size()) : s;
+  };
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    std::string why = last_line(stderr_text);
+    throw Error(why.empty() ? "tune: " + argv[0] + " failed (exit status " + std::to_string(status) + ")" : why);
+  }
+  std::istringstream lines(stdout_text);
+  for (std::string line; std::getline(lines, line);)
+    if (line.rfind("tuned ", 0) == 0) return line;
+  return last_line(stdout_text);
 }
 
 std::vector<std::string> available_backends() { return sy::backends::BackendRegistry::global().names(); }
