@@ -3,19 +3,15 @@
 #include "runtime/measured_placement.h"
 
 #include <algorithm>
-#include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <map>
 #include <set>
 
-#include "api/inputs.h"
-#include "backends/reference/executor.h"
-#include "partition/inline_regions.h"
 #include "partition/partition_graph.h"
 #include "runtime/compiled_model.h"
 #include "runtime/placement_records.h"
 #include "runtime/placement_search.h"
+#include "runtime/region_timing.h"
 #include "support/error.h"
 #include "target/host.h"
 
@@ -25,157 +21,10 @@ namespace {
 
 using Decision = RegionTiming::Decision;
 
-// The largest over the outputs of max |a - b| / max |b| (each output on its own scale, so that a
-// small output is not judged on a large one's); inf on a shape or dtype mismatch, or where NaN or
-// an infinity in one is not the same in the other.
-double relative_error(const std::vector<Tensor>& got, const std::vector<Tensor>& want) {
-  if (got.size() != want.size()) return INFINITY;
-  double worst = 0;
-  for (size_t k = 0; k < got.size(); ++k) {
-    if (got[k].shape() != want[k].shape() || got[k].dtype() != want[k].dtype()) return INFINITY;
-    double err = 0, scale = 0;
-    for (int64_t i = 0; i < got[k].numel(); ++i) {
-      const double a = got[k].get_as_double(i), b = want[k].get_as_double(i);
-      if (std::isnan(a) || std::isnan(b) || std::isinf(a) || std::isinf(b)) {
-        if (!(std::isnan(a) && std::isnan(b)) && a != b) return INFINITY;
-        continue;
-      }
-      err = std::max(err, std::abs(a - b));
-      scale = std::max(scale, std::abs(b));
-    }
-    worst = std::max(worst, scale > 0 ? err / scale : err);
-  }
-  return worst;
-}
-
-bool float_params_only(const ir::Module& m) {
-  for (const ir::Expr& p : m.main().params)
-    if (!ir::is_tensor(p->type) || !is_float(ir::dtype_of(p))) return false;
-  return true;
-}
-
-double median_ms(std::vector<double> t) {
-  std::sort(t.begin(), t.end());
-  return t.empty() ? 0 : t[t.size() / 2];
-}
-
 std::string ms(double v) {
   char b[32];
   std::snprintf(b, sizeof b, "%.3f ms", v);
   return b;
-}
-
-// A module whose @main calls the region, and the same with the region inlined (composites
-// flattened into plain ops): what the native path and the reference executor run.
-ir::Module region_module(const std::string& symbol, const ir::Expr& fn) {
-  const auto* f = fn->as<ir::FunctionNode>();
-  ir::Module r;
-  r.functions[symbol] = fn;
-  std::vector<ir::Expr> params, args;
-  for (const ir::Expr& p : f->params) {
-    params.push_back(ir::var(p->as<ir::VarNode>()->name, p->type));
-    args.push_back(params.back());
-  }
-  r.functions["main"] = ir::function(params, ir::call_function(ir::global_var(symbol, fn->type), args));
-  return partition::inline_regions(r, {symbol});
-}
-
-// Medians of runs timed alternately, so that a change of the machine's speed affects all alike.
-// A run whose cost is injected (tests) is not timed. Throws what a run throws.
-std::vector<double> time_alternately(const std::vector<std::function<void()>>& runs,
-                                     const std::vector<std::optional<double>>& injected, const PlacementOptions& opts) {
-  std::vector<std::vector<double>> t(runs.size());
-  for (int i = 0; i < opts.warmup + opts.repeat; ++i)
-    for (size_t k = 0; k < runs.size(); ++k) {
-      if (injected[k]) continue;
-      auto t0 = std::chrono::steady_clock::now();
-      runs[k]();
-      double v = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-      if (i >= opts.warmup) t[k].push_back(v);
-    }
-  std::vector<double> out;
-  for (size_t k = 0; k < runs.size(); ++k) out.push_back(injected[k] ? *injected[k] : median_ms(t[k]));
-  return out;
-}
-
-// One region built on its backend and natively, on seeded random inputs of its real types.
-struct Pair {
-  ir::Module plain;  // the region alone, composites flattened
-  std::vector<Tensor> inputs, want;  // want: the reference executor's outputs (when checked)
-  native::Compiled nc;
-  std::unique_ptr<backends::RuntimeModule> mod;
-  std::string symbol;
-  double backend_ms = 0, native_ms = 0, backend_error = 0, native_error = 0;
-  bool timed = false;         // both sides were timed
-  bool backend_lost = false;  // the backend failed or gave other values: native takes it
-  std::string why;            // when not timed
-
-  void run_native(int threads) const { nc.executable->run(inputs, threads, nullptr); }
-  void run_backend() const { mod->run(symbol, inputs); }
-};
-
-// Builds, checks (with `check`, against the reference executor) and times one region. A region
-// that cannot be measured (inputs that are not float, or a reference or native side that fails)
-// is not timed, with why; a backend that fails to build or run it, or gives other values, loses.
-std::unique_ptr<Pair> measure(const backends::Backend& backend, const backends::ExternFunction& f,
-                              const std::string& label, const PlacementOptions& opts, bool check) {
-  auto p = std::make_unique<Pair>();
-  p->symbol = f.symbol;
-  const std::string& name = backend.name();
-  p->plain = region_module(f.symbol, f.function);
-  if (!float_params_only(p->plain)) {
-    p->why = "not measured (inputs that are not float: random values may not be valid ones)";
-    return p;
-  }
-  for (size_t i = 0; i < p->plain.main().params.size(); ++i) {
-    const ir::Expr& q = p->plain.main().params[i];
-    p->inputs.push_back(api::random_tensor(ir::shape_of(q), ir::dtype_of(q), 1000 + i));
-  }
-  try {
-    if (check) {
-      Result<std::vector<Tensor>> r = reference::run_module(p->plain, p->inputs);
-      if (!r.is_ok()) throw Error("the reference executor: " + r.status().message());
-      p->want = std::move(r.value());
-    }
-    p->nc = native::compile_native(p->plain, opts.native);
-    if (check) p->native_error = relative_error(p->nc.executable->run(p->inputs, opts.threads, nullptr), p->want);
-  } catch (const std::exception& e) {
-    p->why = std::string("not measured (") + e.what() + ")";
-    return p;
-  }
-  try {
-    p->mod = backend.compile({f}, opts.native.target.value_or(target::host()));
-    std::vector<Tensor> got = p->mod->run(f.symbol, p->inputs);
-    if (check) p->backend_error = relative_error(got, p->want);
-  } catch (const std::exception& e) {
-    p->backend_lost = true;
-    p->why = "measured: " + name + " failed on it alone (" + e.what() + ")";
-    return p;
-  }
-  if (p->backend_error > opts.tolerance) {
-    char b[64];
-    std::snprintf(b, sizeof b, "%.3g", p->backend_error);
-    p->backend_lost = true;
-    p->why = "measured: " + name + "'s results differ from the reference (relative error " + b + ")";
-    return p;
-  }
-  // Both run with the thread count the model will use (a backend that keeps state per thread
-  // count, as oneDNN's plans, builds it in the warm-up).
-  try {
-    const Pair& q = *p;
-    std::vector<double> m = time_alternately(
-        {[&q] { q.run_backend(); }, [&q, &opts] { q.run_native(opts.threads); }},
-        {opts.cost ? opts.cost(label, name) : std::nullopt, opts.cost ? opts.cost(label, "native") : std::nullopt},
-        opts);
-    p->backend_ms = m[0];
-    p->native_ms = m[1];
-  } catch (const std::exception& e) {
-    p->backend_lost = true;
-    p->why = "measured: " + name + " or native failed while timed (" + e.what() + ")";
-    return p;
-  }
-  p->timed = true;
-  return p;
 }
 
 const backends::Backend& backend_named(const std::vector<const backends::Backend*>& bs, const std::string& name) {
@@ -270,7 +119,7 @@ class Placer {
     if (std::optional<StoredPlacement> s = records_.find(key)) {
       if (from_records(g, *s)) return;
     }
-    std::unique_ptr<Pair> whole = measure(backend, f, g.symbol, opts_, true);
+    std::unique_ptr<MeasuredRegion> whole = measure(backend, f, g.symbol, opts_, true);
     t.backend_error = whole->backend_error;
     t.native_error = whole->native_error;
     const std::string description = std::to_string(g.nodes.size()) + " nodes on " + g.backend;
@@ -352,7 +201,7 @@ class Placer {
   // Times each node alone, fits the cost of a value crossing, finds the cheapest split by a
   // minimum cut and, if it beats both whole choices in the model, builds the region split and
   // times it beside them (t's times are then the latest).
-  void search_split(Region& g, const backends::Backend& backend, const Pair& whole, const std::string& key,
+  void search_split(Region& g, const backends::Backend& backend, const MeasuredRegion& whole, const std::string& key,
                     const std::string& description) {
     RegionTiming& t = g.timing;
     const size_t n = g.nodes.size();
@@ -386,7 +235,7 @@ class Placer {
         if (colour[i] != c) continue;
         std::optional<backends::ExternFunction> f = region_of(r, g.nodes[i]);
         if (!f) continue;  // the backend does not take it alone: no preference of its own
-        std::unique_ptr<Pair> p = measure(backend, *f, g.symbol + "/" + std::to_string(i), opts_, false);
+        std::unique_ptr<MeasuredRegion> p = measure(backend, *f, g.symbol + "/" + std::to_string(i), opts_, false);
         if (!p->timed) continue;
         alone_b[i] = p->backend_ms;
         alone_n[i] = p->native_ms;
@@ -484,7 +333,7 @@ class Placer {
   // The region split (its nodes at `split_native` native, the rest on the backend) built alone,
   // checked against the reference and timed beside the whole region's two choices; nullopt, with
   // why, if it cannot be built as the model's graph or gives other values.
-  std::optional<double> time_split(Region& g, const backends::Backend& backend, const Pair& whole,
+  std::optional<double> time_split(Region& g, const backends::Backend& backend, const MeasuredRegion& whole,
                                    const std::vector<int>& split_native, std::string* why) {
     const auto& ds = rules_.report.decisions;
     const size_t n = g.nodes.size();
