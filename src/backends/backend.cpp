@@ -59,4 +59,10 @@ std::vector<std::string> BackendRegistry::names() const {
   return out;
 }
 
+std::vector<const Backend*> BackendRegistry::all() const {
+  std::vector<const Backend*> out;
+  for (auto& [_, b] : backends_) out.push_back(b.get());
+  return out;
+}
+
 }  // namespace sy::backends

@@ -93,6 +93,7 @@ class BackendRegistry {
   // Throws sy::Error listing the available backends.
   const Backend& get(const std::string& name) const;
   std::vector<std::string> names() const;
+  std::vector<const Backend*> all() const;  // in names() order
 
  private:
   std::map<std::string, std::unique_ptr<Backend>> backends_;

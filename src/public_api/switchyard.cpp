@@ -114,13 +114,6 @@ std::vector<TensorInfo> infos(const std::vector<sy::api::TensorInfo>& in) {
   return out;
 }
 
-std::vector<const sy::backends::Backend*> built_in_backends() {
-  std::vector<const sy::backends::Backend*> out;
-  for (const std::string& n : sy::backends::BackendRegistry::global().names())
-    out.push_back(sy::backends::BackendRegistry::global().find(n));
-  return out;
-}
-
 std::shared_ptr<Compiled::Impl> finish(sy::runtime::CompiledModel m, sy::partition::PartitionReport report) {
   auto impl = std::make_shared<Compiled::Impl>();
   impl->model = std::move(m);
@@ -201,7 +194,7 @@ Compiled compile(const Model& model, const CompileOptions& opts) {
 
 Compiled Compiled::load(const std::string& artifact_path) {
   return guarded([&] {
-    return Access::compiled(finish(sy::runtime::load_artifact(artifact_path, built_in_backends()), {}));
+    return Access::compiled(finish(sy::runtime::load_artifact(artifact_path, sy::backends::BackendRegistry::global().all()), {}));
   });
 }
 

@@ -337,9 +337,13 @@ class Placer {
                                    const std::vector<int>& split_native, std::string* why) {
     const auto& ds = rules_.report.decisions;
     const size_t n = g.nodes.size();
-    // The region alone partitions into the same nodes in the same order (checked: names and
-    // the positions of what each reads), so positions carry over.
-    partition::PartitionResult pr = partition::partition_module(whole.plain, popts_);
+    // The region alone partitions into the same nodes in the same order (checked: names, the
+    // positions of what each reads, and the claim of each node the split keeps on the backend),
+    // so positions carry over.
+    partition::PartitionOptions o = popts_;
+    o.native_nodes.insert(split_native.begin(), split_native.end());
+    o.symbol_prefix = g.symbol + "_split_";
+    partition::PartitionResult pr = partition::partition_module(whole.plain, o);
     if (pr.report.decisions.size() != n) {
       *why = "the region alone partitions into other nodes";
       return std::nullopt;
@@ -349,7 +353,8 @@ class Placer {
     for (size_t i = 0; i < n; ++i) {
       const partition::NodeDecision& a = ds[static_cast<size_t>(g.nodes[i])];
       const partition::NodeDecision& b = pr.report.decisions[i];
-      bool same = a.node == b.node && a.inputs.size() == b.inputs.size() && b.backend == g.backend;
+      const bool kept_native = o.native_nodes.count(static_cast<int>(i));
+      bool same = a.node == b.node && a.inputs.size() == b.inputs.size() && (kept_native || b.backend == g.backend);
       for (size_t j = 0; same && j < a.inputs.size(); ++j) {
         auto it = local.find(a.inputs[j].producer);
         same = (it == local.end() ? -1 : it->second) == b.inputs[j].producer;
@@ -359,10 +364,7 @@ class Placer {
         return std::nullopt;
       }
     }
-    partition::PartitionOptions o = popts_;
-    o.native_nodes.insert(split_native.begin(), split_native.end());
-    o.symbol_prefix = g.symbol + "_split_";
-    CompiledModel cm = build_modules(partition::partition_module(whole.plain, o).module, popts_.backends,
+    CompiledModel cm = build_modules(pr.module, popts_.backends,
                                      opts_.native.target.value_or(target::host()));
     try {
       native::Compiled nc = native::compile_native(cm.module, opts_.native);

@@ -105,11 +105,6 @@ partition::PartitionResult run_partition(const ir::Module& m, const BackendArgs&
   return partition::partition_module(m, api::partition_options(spec.backends, spec.prefer), spec.after_pass);
 }
 
-std::vector<const backends::Backend*> all_backends() {
-  std::vector<const backends::Backend*> out;
-  for (const std::string& n : backends::BackendRegistry::global().names())
-    out.push_back(backends::BackendRegistry::global().find(n));
-  return out;
-}
+std::vector<const backends::Backend*> all_backends() { return backends::BackendRegistry::global().all(); }
 
 }  // namespace sy::cli
