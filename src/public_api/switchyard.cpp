@@ -2,83 +2,25 @@
 // every internal error turned into switchyard::Error with the same message.
 #include "switchyard/switchyard.h"
 
-#include <dlfcn.h>
-#include <sys/select.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
-#include <filesystem>
-#include <sstream>
-#include <tuple>
-#include <mutex>
+#include <set>
 #include <utility>
 
+#include "access.h"
 #include "api/analysis.h"
 #include "api/compile.h"
+#include "api/inputs.h"
 #include "api/load.h"
 #include "backends/backend.h"
+#include "backends/reference/executor.h"
+#include "ir/printer.h"
 #include "runtime/artifact.h"
 #include "support/npy.h"
 #include "support/tensor.h"
 
 namespace switchyard {
-
-struct Tensor::Impl {
-  sy::Tensor t;
-};
-struct Model::Impl {
-  sy::ir::Module module;
-};
-struct Compiled::Impl {
-  sy::runtime::CompiledModel model;
-  sy::partition::PartitionReport report;
-  std::vector<std::string> input_names, output_names;
-};
-
-// The bridge between the public classes and their impls (friend of each).
-struct Access {
-  static Tensor wrap(sy::Tensor t) { return Tensor(std::make_shared<Tensor::Impl>(Tensor::Impl{std::move(t)})); }
-  static const sy::Tensor& get(const Tensor& t) {
-    if (!t.impl_) throw Error("an empty tensor (default-constructed) given as a value");
-    return t.impl_->t;
-  }
-  static Model model(sy::ir::Module m) {
-    Model out;
-    out.impl_ = std::make_shared<Model::Impl>(Model::Impl{std::move(m)});
-    return out;
-  }
-  static const sy::ir::Module& module(const Model& m) {
-    if (!m.impl_) throw Error("an empty model (default-constructed)");
-    return m.impl_->module;
-  }
-  static Compiled compiled(std::shared_ptr<Compiled::Impl> impl) {
-    Compiled c;
-    c.impl_ = std::move(impl);
-    return c;
-  }
-  static const Compiled::Impl& impl(const Compiled& c) {
-    if (!c.impl_) throw Error("an empty compiled model (default-constructed)");
-    return *c.impl_;
-  }
-};
-
-namespace {
-
-// Runs f, turning internal errors into switchyard::Error with the same one-line message.
-template <typename F>
-auto guarded(F&& f) -> decltype(f()) {
-  try {
-    return f();
-  } catch (const Error&) {
-    throw;
-  } catch (const std::exception& e) {
-    throw Error(e.what());
-  }
-}
 
 sy::DType to_internal(DType d) {
   switch (d) {
@@ -113,6 +55,20 @@ std::vector<TensorInfo> infos(const std::vector<sy::api::TensorInfo>& in) {
   for (const auto& t : in) out.push_back({t.name, t.shape, to_public(t.dtype)});
   return out;
 }
+
+std::vector<sy::Tensor> internal_tensors(const std::vector<Tensor>& in) {
+  std::vector<sy::Tensor> out;
+  for (const Tensor& t : in) out.push_back(Access::get(t));
+  return out;
+}
+
+std::vector<Tensor> public_tensors(std::vector<sy::Tensor> in) {
+  std::vector<Tensor> out;
+  for (sy::Tensor& t : in) out.push_back(Access::wrap(std::move(t)));
+  return out;
+}
+
+namespace {
 
 std::shared_ptr<Compiled::Impl> finish(sy::runtime::CompiledModel m, sy::partition::PartitionReport report) {
   auto impl = std::make_shared<Compiled::Impl>();
@@ -155,6 +111,9 @@ Tensor Tensor::load_npy(const std::string& path) {
 void Tensor::save_npy(const std::string& path) const {
   guarded([&] { sy::npy::write_file(path, Access::get(*this)); });
 }
+Tensor Tensor::random(DType dtype, std::vector<int64_t> shape, uint64_t seed) {
+  return guarded([&] { return Access::wrap(sy::api::random_tensor(shape, to_internal(dtype), seed)); });
+}
 
 Model Model::load(const std::string& path, const LoadOptions& opts) {
   return guarded([&] { return Access::model(sy::api::load_model(path, load_options(opts))); });
@@ -187,8 +146,18 @@ Compiled compile(const Model& model, const CompileOptions& opts) {
     spec.records = opts.records;
     spec.threads = opts.threads;
     spec.progress = opts.progress;
-    sy::api::Compilation c = sy::api::compile(Access::module(model), spec);
-    return Access::compiled(finish(std::move(c.model), std::move(c.partition.report)));
+    if (!opts.dump_after.empty()) spec.after_pass = ir_dumper(opts.dump_after, opts.on_ir);
+    const sy::ir::Module& m = Access::module(model);
+    sy::api::Compilation c = sy::api::compile(m, spec);
+    std::shared_ptr<Compiled::Impl> impl = finish(std::move(c.model), std::move(c.partition.report));
+    impl->total_flops = sy::api::analyze(m).flops;
+    impl->placement = std::move(c.placement);
+    impl->placement_nodes = std::move(c.placement_nodes);
+    impl->records = std::move(c.records);
+    impl->warnings = std::move(c.warnings);
+    impl->native = std::move(c.native);
+    if (impl->native && !opts.keep_generated_c) impl->native->generated_c.clear();
+    return Access::compiled(std::move(impl));
   });
 }
 
@@ -216,9 +185,12 @@ Summary Compiled::inspect() const {
     if (impl.report.regions.empty())
       for (const auto& [symbol, backend] : impl.model.backend_of) s.regions.push_back({symbol, backend, {}, 0, true, ""});
     if (impl.model.native) {
+      s.native = true;
       s.native_kernels = impl.model.native->plan().kernel_launches;
       s.activation_bytes = static_cast<int64_t>(impl.model.native->plan().arena_bytes);
+      s.intermediate_bytes = static_cast<int64_t>(impl.model.native->plan().intermediate_bytes);
     }
+    for (const auto& [backend, module] : impl.model.modules) s.backend_modules.push_back(backend);
     return s;
   });
 }
@@ -259,95 +231,96 @@ void Compiled::run(const std::map<std::string, Tensor>& inputs, std::map<std::st
   }
 }
 
-namespace {
-
-// The `switchyard` program beside this library: PREFIX/lib/libswitchyard.so -> PREFIX/bin/switchyard
-// (the build tree has the same shape); $SWITCHYARD_CLI overrides.
-std::string cli_path() {
-  if (const char* p = std::getenv("SWITCHYARD_CLI"); p && *p) return p;
-  Dl_info info{};
-  if (!dladdr(reinterpret_cast<void*>(&cli_path), &info) || !info.dli_fname)
-    throw Error("tune: cannot locate libswitchyard.so to find the switchyard program (set SWITCHYARD_CLI)");
-  std::filesystem::path p = std::filesystem::path(info.dli_fname).parent_path().parent_path() / "bin" / "switchyard";
-  if (!std::filesystem::exists(p))
-    throw Error("tune: no switchyard program at " + p.string() + " (set SWITCHYARD_CLI to its path)");
-  return p.string();
+std::vector<Tensor> Compiled::run_ordered(const std::vector<Tensor>& inputs, int threads) const {
+  return guarded([&] {
+    const Impl& impl = Access::impl(*this);
+    return public_tensors(impl.model.run(internal_tensors(inputs), threads));
+  });
 }
 
-}  // namespace
+std::vector<std::string> Compiled::input_names() const { return Access::impl(*this).input_names; }
+std::vector<std::string> Compiled::output_names() const { return Access::impl(*this).output_names; }
 
-std::string tune(const std::string& model, const std::string& records, const TuneOptions& opts) {
-  if (records.empty()) throw Error("tune: a records file to write is required");
-  std::vector<std::string> argv{cli_path(), "tune", model, "-o", records, "--target", opts.target,
-                                "--trials", std::to_string(opts.trials), "--time-budget",
-                                std::to_string(opts.time_budget_s), "--threads", std::to_string(opts.threads)};
-  if (!opts.externs) argv.push_back("--no-externs");
-  for (const auto& [name, shape] : opts.input_shapes) {
-    std::string dims;
-    for (int64_t d : shape) {
-      if (!dims.empty()) dims += ',';
-      dims += std::to_string(d);
-    }
-    argv.push_back("--input-shape");
-    argv.push_back(name + "=" + dims);
-  }
-  int out[2], err[2];
-  if (pipe(out) != 0 || pipe(err) != 0) throw Error("tune: cannot create pipes");
-  pid_t pid = fork();
-  if (pid < 0) throw Error("tune: cannot start " + argv[0]);
-  if (pid == 0) {
-    dup2(out[1], 1);
-    dup2(err[1], 2);
-    close(out[0]);
-    close(err[0]);
-    std::vector<char*> args;
-    for (std::string& a : argv) args.push_back(a.data());
-    args.push_back(nullptr);
-    execv(args[0], args.data());
-    _exit(127);
-  }
-  close(out[1]);
-  close(err[1]);
-  // Both pipes drained together (a child blocked on a full stderr would never finish stdout).
-  std::string stdout_text, stderr_text;
-  char buf[4096];
-  bool out_open = true, err_open = true;
-  while (out_open || err_open) {
-    fd_set fds;
-    FD_ZERO(&fds);
-    if (out_open) FD_SET(out[0], &fds);
-    if (err_open) FD_SET(err[0], &fds);
-    if (select(std::max(out[0], err[0]) + 1, &fds, nullptr, nullptr, nullptr) < 0) break;
-    for (auto [fd, open, text] : {std::tuple<int, bool*, std::string*>{out[0], &out_open, &stdout_text},
-                                  std::tuple<int, bool*, std::string*>{err[0], &err_open, &stderr_text}}) {
-      if (!*open || !FD_ISSET(fd, &fds)) continue;
-      ssize_t n = read(fd, buf, sizeof buf);
-      if (n <= 0) *open = false;
-      else text->append(buf, static_cast<size_t>(n));
-    }
-  }
-  close(out[0]);
-  close(err[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  auto last_line = [](const std::string& t) {
-    std::string s = t;
-    while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
-    size_t nl = s.find_last_of('\n');
-    s = nl == std::string::npos ? s : s.substr(nl + 1);
-    const std::string prefix = "switchyard: error: ";
-    return s.rfind(prefix, 0) == 0 ? s.substr(prefix.size()) : s;
-  };
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    std::string why = last_line(stderr_text);
-    throw Error(why.empty() ? "tune: " + argv[0] + " failed (exit status " + std::to_string(status) + ")" : why);
-  }
-  std::istringstream lines(stdout_text);
-  for (std::string line; std::getline(lines, line);)
-    if (line.rfind("tuned ", 0) == 0) return line;
-  return last_line(stdout_text);
+std::vector<InputValue> Compiled::prepare_inputs(const std::map<std::string, std::string>& files,
+                                                 uint64_t seed) const {
+  return guarded([&] {
+    std::vector<InputValue> out;
+    for (sy::api::PreparedInput& in : sy::api::prepare_inputs(Access::impl(*this).model.module, files, seed))
+      out.push_back({in.name, in.source, Access::wrap(std::move(in.value))});
+    return out;
+  });
 }
 
-std::vector<std::string> available_backends() { return sy::backends::BackendRegistry::global().names(); }
+Model Compiled::model() const { return Access::model(Access::impl(*this).model.module); }
+
+ModelStats Model::stats() const {
+  return guarded([&] {
+    const sy::ir::Module& m = Access::module(*this);
+    sy::api::ModelStats st = sy::api::analyze(m);
+    ModelStats s;
+    s.inputs = infos(st.inputs);
+    s.outputs = infos(st.outputs);
+    s.op_histogram = st.op_histogram;
+    s.num_ops = st.num_ops;
+    s.params = st.params;
+    s.param_bytes = st.param_bytes;
+    s.flops = st.flops;
+    for (const sy::api::NodeFlops& n : st.nodes) s.nodes.push_back({n.op, n.output_shape, n.flops});
+    if (sy::native::is_fused(m)) {
+      sy::native::Plan plan = sy::native::plan_module(m);
+      s.compiled = true;
+      s.plan.kernel_launches = plan.kernel_launches;
+      s.plan.distinct_kernels = static_cast<int64_t>(plan.kernels.size());
+      s.plan.calls = static_cast<int64_t>(plan.calls.size());
+      s.plan.planned_bytes = static_cast<int64_t>(plan.arena_bytes);
+      s.plan.intermediate_bytes = static_cast<int64_t>(plan.intermediate_bytes);
+    }
+    return s;
+  });
+}
+
+std::string Model::text(bool weights) const {
+  return guarded([&] {
+    sy::ir::PrintOptions po;
+    po.constant_data = weights;
+    return sy::ir::print_module(Access::module(*this), po);
+  });
+}
+
+std::vector<Tensor> Model::run_reference(const std::vector<Tensor>& inputs, int threads) const {
+  return guarded([&] {
+    sy::reference::ExecOptions opts;
+    opts.threads = threads;
+    sy::Result<std::vector<sy::Tensor>> r = sy::reference::run_module(Access::module(*this), internal_tensors(inputs), opts);
+    if (!r) throw Error(r.status().message());
+    return public_tensors(std::move(r.value()));
+  });
+}
+
+sy::ir::Module load_any(const std::string& spec, const std::map<std::string, std::vector<int64_t>>& input_shapes) {
+  if (sy::runtime::looks_like_artifact(spec)) {
+    if (!input_shapes.empty()) throw Error(spec + ": an artifact has fixed input shapes; drop --input-shape");
+    return sy::runtime::load_artifact(spec, sy::backends::BackendRegistry::global().all()).module;
+  }
+  sy::api::LoadOptions lo;
+  for (const auto& [name, shape] : input_shapes) lo.input_shapes[name] = shape;
+  return sy::api::load_model(spec, lo);
+}
+
+bool is_artifact(const std::string& path) {
+  return guarded([&] { return sy::runtime::looks_like_artifact(path); });
+}
+
+std::pair<std::string, std::vector<int64_t>> parse_input_shape(const std::string& text) {
+  return guarded([&] {
+    auto [name, shape] = sy::api::parse_input_shape(text);
+    return std::pair<std::string, std::vector<int64_t>>(name, std::vector<int64_t>(shape.begin(), shape.end()));
+  });
+}
+
+std::pair<std::string, std::string> parse_input_file(const std::string& text) {
+  return guarded([&] { return sy::api::parse_input_file(text); });
+}
+
 
 }  // namespace switchyard

@@ -1,19 +1,12 @@
-// --backends / --prefer parsing and the partition pipeline run for the CLI.
+// --backends / --prefer parsing and the partitioning for the CLI.
 #include "backend_selection.h"
-
-
-#include "target/host.h"
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <iostream>
-#include <set>
 
-#include "ir/printer.h"
-#include "ops/op.h"
-#include "support/error.h"
-
-namespace sy::cli {
+namespace switchyard::cli {
 
 namespace {
 
@@ -34,8 +27,45 @@ std::vector<std::string> split_list(const std::string& s) {
 
 std::string available() {
   std::string s;
-  for (const std::string& n : backends::BackendRegistry::global().names()) s += (s.empty() ? "" : ", ") + n;
+  for (const std::string& n : available_backends()) s += (s.empty() ? "" : ", ") + n;
   return s.empty() ? "none" : s;
+}
+
+// The options both a compile and a partition take, checked as the command line states them.
+struct Selection {
+  std::vector<std::string> backends;
+  std::map<std::string, std::string> prefer;
+  std::string dump_after;
+  std::function<void(const std::string&, const std::string&)> on_ir;
+};
+
+Selection selection(const BackendArgs& args) {
+  Selection s;
+  // No --backends: nothing is offloaded (every node native).
+  if (!args.backends.empty()) {
+    s.backends = split_list(args.backends);
+    for (const std::string& name : s.backends)
+      if (name.empty()) throw Error("--backends '" + args.backends + "' has an empty entry");
+  }
+  for (const std::string& p : args.prefer) {
+    size_t eq = p.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == p.size())
+      throw Error("--prefer '" + p + "': expected OP=BACKEND, e.g. nn.conv2d=" +
+                  (s.backends.empty() ? std::string("BACKEND") : s.backends.back()));
+    s.prefer[p.substr(0, eq)] = p.substr(eq + 1);
+  }
+  if (!args.dump_after.empty() && args.dump_after != "all") {
+    const std::vector<std::string> names = partition_pass_names();
+    if (std::find(names.begin(), names.end(), args.dump_after) == names.end())
+      throw Error("--dump-after '" + args.dump_after + "': no such pass (see --help)");
+  }
+  if (!args.dump_after.empty()) {
+    s.dump_after = args.dump_after;
+    s.on_ir = [](const std::string& pass, const std::string& ir) {
+      std::cout << "// IR after " << pass << "\n" << ir << "\n";
+    };
+  }
+  return s;
 }
 
 }  // namespace
@@ -55,56 +85,37 @@ void add_backend_options(CLI::App& app, BackendArgs& args, bool with_dump) {
       ->type_name("rules|measured");
   if (with_dump) {
     std::string names;
-    for (const std::string& p : partition::pass_names()) names += (names.empty() ? "" : ", ") + p;
+    for (const std::string& p : partition_pass_names()) names += (names.empty() ? "" : ", ") + p;
     app.add_option("--dump-after", args.dump_after, "print the IR after this pass (" + names + ", or all)")
         ->type_name("PASS");
   }
 }
 
-api::CompileSpec compile_spec(const BackendArgs& args, const std::string& target, const std::string& records,
-                              int threads) {
-  api::CompileSpec spec;
-  spec.target = target;
-  spec.records = records;
-  spec.threads = threads;
-  spec.placement = args.placement;
-  // No --backends: nothing is offloaded (every node native).
-  if (!args.backends.empty()) {
-    spec.backends = split_list(args.backends);
-    for (const std::string& name : spec.backends)
-      if (name.empty()) throw Error("--backends '" + args.backends + "' has an empty entry");
-  }
-  for (const std::string& p : args.prefer) {
-    size_t eq = p.find('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == p.size())
-      throw Error("--prefer '" + p + "': expected OP=BACKEND, e.g. nn.conv2d=" +
-                  (spec.backends.empty() ? std::string("BACKEND") : spec.backends.back()));
-    spec.prefer[p.substr(0, eq)] = p.substr(eq + 1);
-  }
-  if (!args.dump_after.empty() && args.dump_after != "all") {
-    const auto& names = partition::pass_names();
-    if (std::find(names.begin(), names.end(), args.dump_after) == names.end())
-      throw Error("--dump-after '" + args.dump_after + "': no such pass (see --help)");
-  }
-  if (!args.dump_after.empty()) {
-    const std::string which = args.dump_after;
-    spec.after_pass = [which](const std::string& pass, const ir::Module& x) {
-      if (which != "all" && which != pass) return;
-      ir::PrintOptions po;
-      po.constant_data = false;
-      std::cout << "// IR after " << pass << "\n" << ir::print_module(x, po) << "\n";
-    };
-  }
-  return spec;
+CompileOptions compile_options(const BackendArgs& args, const std::string& target, const std::string& records,
+                               int threads) {
+  Selection s = selection(args);
+  CompileOptions o;
+  o.target = target;
+  o.records = records;
+  o.threads = threads;
+  o.placement = args.placement;
+  o.backends = std::move(s.backends);
+  o.prefer = std::move(s.prefer);
+  o.dump_after = std::move(s.dump_after);
+  o.on_ir = std::move(s.on_ir);
+  return o;
 }
 
-partition::PartitionResult run_partition(const ir::Module& m, const BackendArgs& args) {
-  api::CompileSpec spec = compile_spec(args, "reference", "", 0);
-  if (args.placement == "measured" && spec.backends.empty())
+Partitioned run_partition(const Model& m, const BackendArgs& args) {
+  Selection s = selection(args);
+  if (args.placement == "measured" && s.backends.empty())
     throw Error("--placement measured needs --backends (it decides which of their regions to keep)");
-  return partition::partition_module(m, api::partition_options(spec.backends, spec.prefer), spec.after_pass);
+  PartitionOptions o;
+  o.backends = std::move(s.backends);
+  o.prefer = std::move(s.prefer);
+  o.dump_after = std::move(s.dump_after);
+  o.on_ir = std::move(s.on_ir);
+  return partition(m, o);
 }
 
-std::vector<const backends::Backend*> all_backends() { return backends::BackendRegistry::global().all(); }
-
-}  // namespace sy::cli
+}  // namespace switchyard::cli

@@ -1,22 +1,15 @@
 // Shared helpers of the switchyard commands.
 #include "cli_common.h"
 
-#include "backend_selection.h"
-#include "runtime/artifact.h"
-
 #include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
-#include <functional>
 #include <iostream>
 #include <map>
-#include <sstream>
 #include <thread>
 
-#include "api/load.h"
-
-namespace sy::cli {
+namespace switchyard::cli {
 
 Progress::Progress() : enabled_(isatty(STDERR_FILENO) != 0) {}
 Progress::~Progress() { clear(); }
@@ -34,19 +27,25 @@ void Progress::clear() {
   shown_ = 0;
 }
 
-ir::Module load(const std::string& spec, const std::vector<std::string>& input_shapes) {
-  api::LoadOptions opts;
-  for (const auto& text : input_shapes) {
-    auto [name, shape] = api::parse_input_shape(text);
-    opts.input_shapes[name] = shape;
+std::map<std::string, std::vector<int64_t>> input_shapes(const std::vector<std::string>& texts) {
+  std::map<std::string, std::vector<int64_t>> out;
+  for (const auto& text : texts) {
+    auto [name, shape] = parse_input_shape(text);
+    out[name] = shape;
   }
+  return out;
+}
+
+Model load(const std::string& spec, const std::vector<std::string>& shapes) {
+  LoadOptions opts;
+  opts.input_shapes = input_shapes(shapes);
   Progress p;
   p.show("loading " + spec + " ...");
-  if (runtime::looks_like_artifact(spec)) {
-    if (!input_shapes.empty()) throw Error(spec + ": an artifact has fixed input shapes; drop --input-shape");
-    return runtime::load_artifact(spec, all_backends()).module;
+  if (is_artifact(spec)) {
+    if (!shapes.empty()) throw Error(spec + ": an artifact has fixed input shapes; drop --input-shape");
+    return Compiled::load(spec).model();
   }
-  return api::load_model(spec, opts);
+  return Model::load(spec, opts);
 }
 
 std::string with_commas(int64_t v) {
@@ -78,13 +77,19 @@ std::string si(double v, const char* unit) {
   return fixed(v, k == 0 ? 0 : (std::fabs(v) < 10 ? 2 : 1)) + (suffix.empty() ? "" : " " + suffix);
 }
 
-nlohmann::json shape_json(const Shape& s) {
+std::string join(const std::vector<std::string>& items, const std::string& sep) {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i) out += (i ? sep : "") + items[i];
+  return out;
+}
+
+nlohmann::json shape_json(const std::vector<int64_t>& s) {
   nlohmann::json j = nlohmann::json::array();
   for (int64_t d : s) j.push_back(d);
   return j;
 }
 
-nlohmann::json tensor_info_json(const api::TensorInfo& t) {
+nlohmann::json tensor_info_json(const TensorInfo& t) {
   return {{"name", t.name}, {"shape", shape_json(t.shape)}, {"dtype", std::string(dtype_name(t.dtype))}};
 }
 
@@ -94,4 +99,4 @@ int resolve_threads(int requested) {
   return n ? static_cast<int>(n) : 1;
 }
 
-}  // namespace sy::cli
+}  // namespace switchyard::cli

@@ -1,4 +1,5 @@
 // Helpers shared by the switchyard commands: loading with progress, number formatting, JSON.
+// The program uses the public API (<switchyard/...>) only, like any other user of the library.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -6,16 +7,14 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
-
-#include "api/analysis.h"
-#include "ir/module.h"
+#include <switchyard/switchyard.h>
 
 namespace CLI { class App; }
 
-namespace sy::cli {
+namespace switchyard::cli {
 
 // A subcommand: its CLI11 app and what to do when it was chosen. run() returns the exit code and
-// may throw sy::Error (reported by main as one line).
+// may throw switchyard::Error (reported by main as one line).
 struct Command {
   CLI::App* app = nullptr;
   std::function<int()> run;
@@ -47,18 +46,22 @@ class Progress {
   size_t shown_ = 0;
 };
 
-// Loads spec with the --input-shape texts ("NAME=1,3,224,224") applied.
-ir::Module load(const std::string& spec, const std::vector<std::string>& input_shapes);
+// The --input-shape texts ("NAME=1,3,224,224") as LoadOptions::input_shapes.
+std::map<std::string, std::vector<int64_t>> input_shapes(const std::vector<std::string>& texts);
+
+// Loads spec (a model, or an artifact's compiled graph) with the --input-shape texts applied.
+Model load(const std::string& spec, const std::vector<std::string>& input_shapes);
 
 std::string with_commas(int64_t v);            // 25557032 -> "25,557,032"
 std::string si(double v, const char* unit);    // 25557032, "" -> "25.6 M"; 8.2e9, "FLOP" -> "8.21 GFLOP"
 std::string fixed(double v, int digits);       // fixed-point with `digits` decimals
 std::string ms(double v);                      // "2283.8 ms", "41.27 ms", "0.015 ms"
+std::string join(const std::vector<std::string>& items, const std::string& sep);
 
-nlohmann::json shape_json(const Shape& s);
-nlohmann::json tensor_info_json(const api::TensorInfo& t);
+nlohmann::json shape_json(const std::vector<int64_t>& s);
+nlohmann::json tensor_info_json(const TensorInfo& t);
 
-// Number of threads the reference executor uses for `--threads N` (0: all cores).
+// Number of threads the executor uses for `--threads N` (0: all cores).
 int resolve_threads(int requested);
 
-}  // namespace sy::cli
+}  // namespace switchyard::cli

@@ -4,26 +4,23 @@
 #include <iostream>
 #include <memory>
 
-#include "backends/backend.h"
 #include "cli_common.h"
 
-namespace sy::cli {
+namespace switchyard::cli {
 namespace {
 
 int run_backends(bool json) {
-  const backends::BackendRegistry& reg = backends::BackendRegistry::global();
+  const std::vector<BackendInfo> backends = backend_infos();
   if (json) {
     nlohmann::json j = nlohmann::json::array();
-    for (const std::string& n : reg.names())
-      j.push_back({{"name", n}, {"description", reg.find(n)->description()},
-                   {"composite_rules", reg.find(n)->composite_rules().size()}});
+    for (const BackendInfo& b : backends)
+      j.push_back({{"name", b.name}, {"description", b.description}, {"composite_rules", b.composite_patterns}});
     std::cout << j.dump(2) << "\n";
     return 0;
   }
-  if (reg.names().empty()) std::cout << "no external backends are built into this binary\n";
-  for (const std::string& n : reg.names())
-    std::cout << n << "  " << reg.find(n)->description() << " (" << reg.find(n)->composite_rules().size()
-              << " composite patterns)\n";
+  if (backends.empty()) std::cout << "no external backends are built into this binary\n";
+  for (const BackendInfo& b : backends)
+    std::cout << b.name << "  " << b.description << " (" << b.composite_patterns << " composite patterns)\n";
   return 0;
 }
 
@@ -37,4 +34,4 @@ Command add_backends_command(CLI::App& root) {
   return {c, [json] { return run_backends(*json); }};
 }
 
-}  // namespace sy::cli
+}  // namespace switchyard::cli

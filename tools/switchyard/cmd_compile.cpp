@@ -8,16 +8,14 @@
 #include <iostream>
 #include <memory>
 
+#include <switchyard/report.h>
+#include <switchyard/target.h>
+
 #include "backend_selection.h"
 #include "cli_common.h"
 #include "partition_summary.h"
-#include "strategy_explain.h"
-#include "native/compile.h"
-#include "runtime/artifact.h"
-#include "support/error.h"
-#include "target/target.h"
 
-namespace sy::cli {
+namespace switchyard::cli {
 namespace {
 
 struct CompileArgs {
@@ -34,25 +32,25 @@ struct CompileArgs {
 
 int run_compile(const CompileArgs& a) {
   auto t0 = std::chrono::steady_clock::now();
-  ir::Module m = load(a.model, a.input_shapes);
+  Model m = load(a.model, a.input_shapes);
   Progress progress;
-  api::CompileSpec spec = compile_spec(a.backends, a.target, a.records, 0);
-  spec.progress = [&](const std::string& s) { progress.show(s); };
-  if (!a.emit.empty() && target::parse(a.target).kind != target::Kind::Cpu)
+  CompileOptions opts = compile_options(a.backends, a.target, a.records, 0);
+  opts.progress = [&](const std::string& s) { progress.show(s); };
+  opts.keep_generated_c = !a.emit.empty();
+  if (!a.emit.empty() && target_info(a.target).kind != "cpu")
     throw Error("--emit c needs a cpu target (--target cpu ...)");
-  api::Compilation c = api::compile(m, spec);
+  Compiled cm = compile(m, opts);
+  const CompileReport c = compile_report(cm);
   for (const std::string& w : c.warnings) std::cerr << "switchyard: warning: " << w << "\n";
-  const partition::PartitionResult& r = c.partition;
-  runtime::CompiledModel& cm = c.model;
-  if (c.native && !a.emit.empty()) {
+  if (c.has_native && !a.emit.empty()) {
     std::string path = std::filesystem::path(a.output).replace_extension(".c").string();
     std::ofstream f(path);
-    f << c.native->generated_c;
+    f << c.native.generated_c;
     if (!f) throw Error(path + ": cannot write the generated C");
     if (!a.quiet) std::cout << "generated C: " << path << "\n";
   }
   progress.show("writing " + a.output + "...");
-  runtime::save_artifact(cm, a.output);
+  cm.save(a.output);
   progress.clear();
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!a.quiet) {
@@ -60,18 +58,17 @@ int run_compile(const CompileArgs& a) {
               << (a.backends.backends.empty() ? "none" : a.backends.backends) << "\n";
     std::cout << c.placement;
     if (a.explain) std::cout << c.placement_nodes;
-    print_partition(std::cout, m, r, a.explain);
-    std::cout << "target: " << cm.target.str() << "\n";
-    if (c.native) {
-      const native::Compiled& nc = *c.native;
-      const native::Plan& p = cm.native->plan();
-      std::cout << "native: " << p.kernel_launches << " kernel launches (" << p.kernels.size() << " distinct), "
-                << "activation memory " << si(static_cast<double>(p.arena_bytes), "B") << " planned for "
-                << si(static_cast<double>(p.intermediate_bytes), "B") << " of intermediates; lowering "
-                << fixed(nc.lower_seconds, 1) << " s, C compiler " << fixed(nc.compile_seconds, 1) << " s\n";
-      for (const auto& [k, why] : nc.fallbacks) std::cout << "  " << k << " runs on the reference kernels: " << why << "\n";
-      if (!c.records.empty()) std::cout << c.records << "\n";
-      if (a.explain) print_kernel_choices(std::cout, nc);
+    print_partition(std::cout, c.partition, a.explain);
+    std::cout << "target: " << c.target << "\n";
+    if (c.has_native) {
+      const NativeReport& n = c.native;
+      std::cout << "native: " << n.kernel_launches << " kernel launches (" << n.distinct_kernels << " distinct), "
+                << "activation memory " << si(static_cast<double>(n.planned_bytes), "B") << " planned for "
+                << si(static_cast<double>(n.intermediate_bytes), "B") << " of intermediates; lowering "
+                << fixed(n.lower_seconds, 1) << " s, C compiler " << fixed(n.compile_seconds, 1) << " s\n";
+      for (const auto& [k, why] : n.fallbacks) std::cout << "  " << k << " runs on the reference kernels: " << why << "\n";
+      if (!n.records.empty()) std::cout << n.records << "\n";
+      if (a.explain) std::cout << n.kernel_choices;
     }
     std::cout << "wrote " << a.output << " (" << si(static_cast<double>(std::filesystem::file_size(a.output)), "B")
               << ") in " << fixed(secs, 1) << " s; run it with: switchyard run " << a.output << "\n";
@@ -108,4 +105,4 @@ Command add_compile_command(CLI::App& root) {
   return {c, [args] { return run_compile(*args); }};
 }
 
-}  // namespace sy::cli
+}  // namespace switchyard::cli

@@ -10,17 +10,10 @@
 #include <iostream>
 #include <memory>
 
-#include "api/analysis.h"
-#include "api/inputs.h"
-#include "api/outputs.h"
 #include "cli_common.h"
-#include "backend_selection.h"
 #include "execute.h"
-#include "api/compile.h"
-#include "runtime/artifact.h"
-#include "zoo/zoo.h"
 
-namespace sy::cli {
+namespace switchyard::cli {
 namespace {
 
 struct DemoArgs {
@@ -33,7 +26,7 @@ struct DemoArgs {
 
 std::string describe(const std::string& spec) {
   if (spec.rfind("zoo:", 0) == 0)
-    for (const auto& m : zoo::list_models())
+    for (const auto& m : zoo_models())
       if ("zoo:" + m.name == spec) return m.description;
   return "";
 }
@@ -42,25 +35,12 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// max|a - b| / max|b| over all outputs.
-double relative_error(const std::vector<Tensor>& a, const std::vector<Tensor>& b) {
-  double diff = 0, scale = 0;
-  for (size_t k = 0; k < a.size() && k < b.size(); ++k) {
-    if (a[k].dtype() != DType::f32 || b[k].dtype() != DType::f32 || a[k].numel() != b[k].numel()) continue;
-    for (int64_t i = 0; i < a[k].numel(); ++i) {
-      diff = std::max(diff, static_cast<double>(std::fabs(a[k].data<float>()[i] - b[k].data<float>()[i])));
-      scale = std::max(scale, static_cast<double>(std::fabs(b[k].data<float>()[i])));
-    }
-  }
-  return scale > 0 ? diff / scale : diff;
-}
-
 int run_demo(const DemoArgs& a) {
   std::cout << "Switchyard demo: " << a.model << " compiled to native kernels, saved as one artifact, loaded and run\n\n";
   auto t0 = std::chrono::steady_clock::now();
-  ir::Module m = load(a.model, {});
+  Model m = load(a.model, {});
   double load_s = seconds_since(t0);
-  api::ModelStats st = api::analyze(m);
+  ModelStats st = m.stats();
   std::string desc = describe(a.model);
   std::cout << "1. Load     " << a.model << " in " << fixed(load_s, 2) << " s"
             << (desc.empty() ? "" : "\n             " + desc) << "\n";
@@ -78,37 +58,40 @@ int run_demo(const DemoArgs& a) {
   if (ec) throw Error(a.output_dir + ": cannot create the output directory: " + ec.message());
   std::string artifact = (std::filesystem::path(a.output_dir) / "model.sya").string();
   t0 = std::chrono::steady_clock::now();
-  runtime::CompiledModel cm;
+  Summary cs;
   {
     Progress progress;
-    api::CompileSpec spec;
-    spec.progress = [&](const std::string& s) { progress.show(s); };
-    cm = std::move(api::compile(m, spec).model);
+    CompileOptions opts;
+    opts.progress = [&](const std::string& s) { progress.show(s); };
+    Compiled cm = compile(m, opts);
     progress.show("writing " + artifact + "...");
-    runtime::save_artifact(cm, artifact);
+    cm.save(artifact);
+    cs = cm.inspect();
   }
-  const native::Plan& plan = cm.native->plan();
-  std::cout << "2. Compile  in " << fixed(seconds_since(t0), 1) << " s (C compilation is cached): " << plan.kernel_launches
+  std::cout << "2. Compile  in " << fixed(seconds_since(t0), 1) << " s (C compilation is cached): " << cs.native_kernels
             << " fused kernels for " << st.num_ops << " ops, activation memory "
-            << si(static_cast<double>(plan.arena_bytes), "B") << " planned for "
-            << si(static_cast<double>(plan.intermediate_bytes), "B") << " of intermediates\n"
-            << "             for target " << cm.target.str() << "\n"
+            << si(static_cast<double>(cs.activation_bytes), "B") << " planned for "
+            << si(static_cast<double>(cs.intermediate_bytes), "B") << " of intermediates\n"
+            << "             for target " << cs.target << "\n"
             << "             -> " << artifact << " (" << si(static_cast<double>(std::filesystem::file_size(artifact)), "B")
             << ", loads without a compiler)\n";
 
   // 3. Load the artifact as a deployment would, and time it.
-  runtime::CompiledModel loaded = runtime::load_artifact(artifact, all_backends());
-  auto inputs = api::prepare_inputs(loaded.module, {}, a.seed);
+  Compiled loaded = Compiled::load(artifact);
+  auto inputs = loaded.prepare_inputs({}, a.seed);
   int threads = a.threads;
-  Execution ex = execute(loaded.module, inputs, threads, /*warmup=*/1, a.repeat,
-                         [&](const std::vector<Tensor>& in) { return loaded.run(in, threads); });
+  Execution ex = execute(loaded.output_names(), inputs, threads, /*warmup=*/1, a.repeat,
+                         [&](const std::vector<Tensor>& in) { return loaded.run_ordered(in, threads); });
   double gflops_per_s = static_cast<double>(st.flops) / 1e9 / (ex.latency.median / 1e3);
   std::cout << "3. Run      the artifact " << a.repeat << " times on random input (uniform in [-1, 1), seed " << a.seed
             << "), " << ex.threads << " thread" << (ex.threads == 1 ? "" : "s") << ": median " << ms(ex.latency.median)
             << ", " << fixed(gflops_per_s, 1) << " GFLOP/s\n";
 
   // 4. Check against the reference executor (the oracle).
-  Execution ref = execute(m, inputs, threads, /*warmup=*/0, /*repeat=*/1);
+  std::vector<std::string> ref_names;
+  for (const TensorInfo& t : st.outputs) ref_names.push_back(t.name);
+  Execution ref = execute(ref_names, inputs, threads, /*warmup=*/0, /*repeat=*/1,
+                          [&](const std::vector<Tensor>& in) { return m.run_reference(in, threads); });
   double err = relative_error(ex.outputs, ref.outputs);
   std::cout << "4. Check    against the reference executor (" << ms(ref.latency.median) << "): relative error "
             << std::scientific << std::setprecision(1) << err << std::defaultfloat << (err < 1e-4 ? " (ok)" : " (LARGE)")
@@ -118,9 +101,9 @@ int run_demo(const DemoArgs& a) {
   std::cout << "5. Save     ";
   for (size_t i = 0; i < paths.size(); ++i)
     std::cout << (i ? "           " : "") << paths[i] << "  "
-              << api::summary_line(ex.outputs[i], api::summarize(ex.outputs[i])) << "\n";
+              << summary_line(ex.outputs[i]) << "\n";
   std::string backends;
-  for (const std::string& b : backends::BackendRegistry::global().names()) backends += (backends.empty() ? "" : ", ") + b;
+  for (const std::string& b : available_backends()) backends += (backends.empty() ? "" : ", ") + b;
   std::cout << "\nThe weights are random (seeded), so the values mean nothing; the pipeline is real.\n"
             << "Next:\n"
             << "  build/bin/switchyard inspect " << artifact << "   kernels, planned memory\n"
@@ -148,4 +131,4 @@ Command add_demo_command(CLI::App& root) {
   return {c, [args] { return run_demo(*args); }};
 }
 
-}  // namespace sy::cli
+}  // namespace switchyard::cli

@@ -5,11 +5,9 @@
 #include <iostream>
 #include <memory>
 
-#include "api/analysis.h"
 #include "cli_common.h"
-#include "native/compile.h"
 
-namespace sy::cli {
+namespace switchyard::cli {
 namespace {
 
 struct InspectArgs {
@@ -19,7 +17,7 @@ struct InspectArgs {
   bool per_node = false;
 };
 
-void print_tensors(const char* title, const std::vector<api::TensorInfo>& ts) {
+void print_tensors(const char* title, const std::vector<TensorInfo>& ts) {
   std::cout << title << "\n";
   size_t w = 0;
   for (const auto& t : ts) w = std::max(w, t.name.size());
@@ -29,8 +27,8 @@ void print_tensors(const char* title, const std::vector<api::TensorInfo>& ts) {
 }
 
 int run_inspect(const InspectArgs& a) {
-  ir::Module m = load(a.model, a.input_shapes);
-  api::ModelStats st = api::analyze(m);
+  Model m = load(a.model, a.input_shapes);
+  ModelStats st = m.stats();
   std::vector<std::pair<std::string, int64_t>> hist(st.op_histogram.begin(), st.op_histogram.end());
   std::stable_sort(hist.begin(), hist.end(), [](const auto& x, const auto& y) { return x.second > y.second; });
   if (a.json) {
@@ -47,13 +45,13 @@ int run_inspect(const InspectArgs& a) {
     j["param_bytes"] = st.param_bytes;
     j["flops"] = st.flops;
     j["gflops"] = static_cast<double>(st.flops) / 1e9;
-    if (native::is_fused(m)) {
+    if (st.compiled) {
       // A natively compiled artifact: its execution plan.
-      native::Plan plan = native::plan_module(m);
-      j["kernels"] = plan.kernel_launches;
-      j["unique_kernels"] = plan.kernels.size();
-      j["external_calls"] = static_cast<int>(plan.calls.size()) - plan.kernel_launches;
-      j["planned_bytes"] = plan.arena_bytes;
+      const PlanStats& plan = st.plan;
+      j["kernels"] = static_cast<int>(plan.kernel_launches);
+      j["unique_kernels"] = plan.distinct_kernels;
+      j["external_calls"] = static_cast<int>(plan.calls) - static_cast<int>(plan.kernel_launches);
+      j["planned_bytes"] = plan.planned_bytes;
       j["intermediate_bytes"] = plan.intermediate_bytes;
     }
     if (a.per_node) {
@@ -71,11 +69,11 @@ int run_inspect(const InspectArgs& a) {
             << ", " << si(static_cast<double>(st.param_bytes), "B") << ")\n";
   std::cout << "FLOPs: " << with_commas(st.flops) << " (" << si(static_cast<double>(st.flops), "FLOP")
             << "; a multiply-add counts 2)\n";
-  if (native::is_fused(m)) {
-    native::Plan plan = native::plan_module(m);
-    std::cout << "compiled: " << plan.kernel_launches << " kernel launches per run (" << plan.kernels.size()
-              << " distinct kernels), " << (plan.calls.size() - static_cast<size_t>(plan.kernel_launches))
-              << " external calls; activation memory planned " << si(static_cast<double>(plan.arena_bytes), "B")
+  if (st.compiled) {
+    const PlanStats& plan = st.plan;
+    std::cout << "compiled: " << plan.kernel_launches << " kernel launches per run (" << plan.distinct_kernels
+              << " distinct kernels), " << (plan.calls - plan.kernel_launches)
+              << " external calls; activation memory planned " << si(static_cast<double>(plan.planned_bytes), "B")
               << " for " << si(static_cast<double>(plan.intermediate_bytes), "B") << " of intermediates\n";
   }
   std::cout << "ops: " << st.num_ops << " calls of " << hist.size() << " kinds\n";
@@ -111,4 +109,4 @@ Command add_inspect_command(CLI::App& root) {
   return {c, [args] { return run_inspect(*args); }};
 }
 
-}  // namespace sy::cli
+}  // namespace switchyard::cli

@@ -7,13 +7,9 @@
 
 #include "backend_selection.h"
 #include "cli_common.h"
-#include "partition_dot.h"
 #include "partition_summary.h"
-#include "strategy_explain.h"
-#include "target/host.h"
-#include "support/error.h"
 
-namespace sy::cli {
+namespace switchyard::cli {
 namespace {
 
 struct PartitionArgs {
@@ -26,18 +22,19 @@ struct PartitionArgs {
 };
 
 int run_partition_cmd(const PartitionArgs& a) {
-  ir::Module m = load(a.model, a.input_shapes);
+  Model m = load(a.model, a.input_shapes);
   if (a.backends.placement != "rules")
     throw Error("--placement measured applies to run and compile, which time the regions on this machine");
-  partition::PartitionResult r = run_partition(m, a.backends);
+  Partitioned p = run_partition(m, a.backends);
+  const PartitionReport r = p.report();
   if (!a.dot.empty()) {
     std::ofstream f(a.dot);
     if (!f) throw Error(a.dot + ": cannot write the Graphviz file");
-    f << partition_dot(r.module, a.model + " (backends " + a.backends.backends + ")");
+    f << p.dot(a.model + " (backends " + a.backends.backends + ")");
     if (!f) throw Error(a.dot + ": write failed");
   }
   if (a.json) {
-    nlohmann::json j = partition_json(m, r);
+    nlohmann::json j = partition_json(r);
     j["model"] = a.model;
     j["backends"] = a.backends.backends;
     std::cout << j.dump(2) << "\n";
@@ -45,8 +42,8 @@ int run_partition_cmd(const PartitionArgs& a) {
   }
   if (!a.backends.dump_after.empty()) return 0;
   std::cout << "model: " << a.model << "  backends (priority order): " << a.backends.backends << "\n";
-  print_partition(std::cout, m, r, a.explain);
-  if (a.explain) print_default_choices(std::cout, r.module, target::host());
+  print_partition(std::cout, r, a.explain);
+  if (a.explain) std::cout << p.kernel_choices();
   if (!a.dot.empty()) std::cout << "graph: " << a.dot << "  (render: dot -Tsvg " << a.dot << " -o graph.svg)\n";
   return 0;
 }
@@ -73,4 +70,4 @@ Command add_partition_command(CLI::App& root) {
   return {c, [args] { return run_partition_cmd(*args); }};
 }
 
-}  // namespace sy::cli
+}  // namespace switchyard::cli

@@ -8,10 +8,8 @@
 #include <memory>
 
 #include "cli_common.h"
-#include "ir/printer.h"
-#include "support/error.h"
 
-namespace sy::cli {
+namespace switchyard::cli {
 namespace {
 
 struct PrintArgs {
@@ -22,10 +20,8 @@ struct PrintArgs {
 };
 
 int run_print(const PrintArgs& a) {
-  ir::Module m = load(a.model, a.input_shapes);
-  ir::PrintOptions opts;
-  opts.constant_data = !a.no_weights;
-  std::string text = ir::print_module(m, opts);
+  Model m = load(a.model, a.input_shapes);
+  std::string text = m.text(!a.no_weights);
   if (a.output.empty() || a.output == "-") {
     std::cout << text;
     return 0;
@@ -51,4 +47,4 @@ Command add_print_command(CLI::App& root) {
   return {c, [args] { return run_print(*args); }};
 }
 
-}  // namespace sy::cli
+}  // namespace switchyard::cli

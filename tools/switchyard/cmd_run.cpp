@@ -5,20 +5,13 @@
 #include <map>
 #include <memory>
 
-#include "api/inputs.h"
-#include "api/load.h"
-#include "api/outputs.h"
-#include "cli_common.h"
-#include "backend_selection.h"
-#include "execute.h"
-#include "api/compile.h"
-#include "native/compile.h"
-#include "profile_report.h"
-#include "runtime/artifact.h"
-#include "support/error.h"
-#include "target/target.h"
+#include <switchyard/report.h>
 
-namespace sy::cli {
+#include "backend_selection.h"
+#include "cli_common.h"
+#include "execute.h"
+
+namespace switchyard::cli {
 namespace {
 
 struct RunArgs {
@@ -40,66 +33,61 @@ struct RunArgs {
 int run_run(const RunArgs& a) {
   std::map<std::string, std::string> files;
   for (const auto& text : a.inputs) {
-    auto [name, path] = api::parse_input_file(text);
+    auto [name, path] = parse_input_file(text);
     if (!files.emplace(name, path).second) throw Error("--input '" + name + "' given twice");
   }
   // An artifact, a model partitioned here for --backends, or the reference executor alone.
   std::string executor = "reference";
-  runtime::CompiledModel cm;
-  Runner runner;
-  if (runtime::looks_like_artifact(a.model)) {
+  Compiled cm;
+  if (is_artifact(a.model)) {
     if (!a.backends.backends.empty() || !a.backends.prefer.empty() || a.backends.placement != "rules")
       throw Error(a.model + ": an artifact is already partitioned; --backends, --prefer and --placement apply to models");
     if (!a.input_shapes.empty()) throw Error(a.model + ": an artifact has fixed input shapes; drop --input-shape");
     if (!a.records.empty()) throw Error(a.model + ": an artifact's kernels are built; --records applies when compiling");
-    cm = runtime::load_artifact(a.model, all_backends());
+    cm = Compiled::load(a.model);
     executor = "artifact";
   } else {
-    ir::Module m = load(a.model, a.input_shapes);
+    Model m = load(a.model, a.input_shapes);
     Progress progress;
-    api::CompileSpec spec = compile_spec(a.backends, a.target, a.records, a.threads);
-    spec.progress = [&](const std::string& s) { progress.show(s); };
-    api::Compilation c = api::compile(m, spec);
+    CompileOptions opts = compile_options(a.backends, a.target, a.records, a.threads);
+    opts.progress = [&](const std::string& s) { progress.show(s); };
+    cm = compile(m, opts);
     progress.clear();
+    const CompileReport c = compile_report(cm);
     std::cerr << c.placement;
     for (const std::string& w : c.warnings) std::cerr << "switchyard: warning: " << w << "\n";
-    if (!c.records.empty()) std::cerr << c.records << "\n";
-    cm = std::move(c.model);
-    if (cm.native || !spec.backends.empty())
-      executor = std::string(cm.native ? "native" : "reference") +
-                 (spec.backends.empty() ? "" : " + " + a.backends.backends);
+    if (c.has_native && !c.native.records.empty()) std::cerr << c.native.records << "\n";
+    const bool native = c.has_native;
+    if (native || !opts.backends.empty())
+      executor = std::string(native ? "native" : "reference") + (opts.backends.empty() ? "" : " + " + a.backends.backends);
   }
-  if (executor != "reference") {
-    std::string list;
-    for (const auto& [b, _] : cm.modules) list += (list.empty() ? "" : ", ") + b;
-    if (executor == "artifact")
-      executor = std::string("artifact: ") + (cm.native ? "native" : "reference") + (list.empty() ? "" : " + " + list);
-    int threads = a.threads;
-    runner = [&cm, threads](const std::vector<Tensor>& in) { return cm.run(in, threads); };
-  }
-  const ir::Module& m = cm.module;
-  auto inputs = api::prepare_inputs(m, files, a.seed);
-  Execution ex = execute(m, inputs, a.threads, a.warmup, a.repeat, runner);
+  const Summary summary = cm.inspect();
+  if (executor == "artifact")
+    executor = std::string("artifact: ") + (summary.native ? "native" : "reference") +
+               (summary.backend_modules.empty() ? "" : " + " + join(summary.backend_modules, ", "));
+  const int threads = a.threads;
+  Runner runner = [&cm, threads](const std::vector<Tensor>& in) { return cm.run_ordered(in, threads); };
+  auto inputs = cm.prepare_inputs(files, a.seed);
+  Execution ex = execute(cm.output_names(), inputs, a.threads, a.warmup, a.repeat, runner);
   std::vector<std::string> paths;
   if (!a.output_dir.empty()) paths = write_outputs(a.output_dir, ex);
-  native::CallTimes times;
+  Profile prof;
   if (a.profile >= 0) {
-    if (!cm.native) throw Error("--profile times natively compiled kernels; this run has none (use --target cpu)");
+    if (!summary.native) throw Error("--profile times natively compiled kernels; this run has none (use --target cpu)");
     // Separate runs: timing each call adds a clock read per call, which the latency above excludes.
     Progress progress;
-    for (int i = 0; i < a.repeat; ++i) {
-      progress.show("profile run " + std::to_string(i + 1) + "/" + std::to_string(a.repeat));
-      std::vector<Tensor> values;
-      for (const auto& in : inputs) values.push_back(in.value);
-      cm.run(values, a.threads, &times);
-    }
+    std::vector<Tensor> values;
+    for (const auto& in : inputs) values.push_back(in.value);
+    prof = profile(cm, values, a.repeat, a.threads, [&](int i) {
+      progress.show("profile run " + std::to_string(i) + "/" + std::to_string(a.repeat));
+    });
   }
 
   if (a.json) {
     nlohmann::json j;
     j["model"] = a.model;
     j["executor"] = executor;
-    j["target"] = executor == "reference" ? "reference" : cm.target.str();
+    j["target"] = executor == "reference" ? "reference" : summary.target;
     j["threads"] = ex.threads;
     j["warmup"] = a.warmup;
     j["repeat"] = a.repeat;
@@ -113,7 +101,7 @@ int run_run(const RunArgs& a) {
     j["outputs"] = nlohmann::json::array();
     for (size_t i = 0; i < ex.outputs.size(); ++i) {
       const Tensor& t = ex.outputs[i];
-      api::TensorSummary s = api::summarize(t);
+      TensorSummary s = summarize(t);
       nlohmann::json o = {{"name", ex.output_names[i]}, {"shape", shape_json(t.shape())},
                           {"dtype", std::string(dtype_name(t.dtype()))}, {"min", s.min}, {"max", s.max},
                           {"mean", s.mean}, {"first", s.first}, {"nonfinite", s.nonfinite}};
@@ -122,11 +110,9 @@ int run_run(const RunArgs& a) {
     }
     if (a.profile >= 0) {
       nlohmann::json calls = nlohmann::json::array();
-      const native::Plan& plan = cm.native->plan();
-      for (size_t ci = 0; ci < plan.calls.size(); ++ci)
-        calls.push_back({{"kernel", plan.calls[ci].kernel}, {"external", plan.calls[ci].external},
-                         {"ms", times.seconds[ci] * 1e3 / times.runs}});
-      j["profile"] = {{"runs", times.runs}, {"calls", calls}};
+      for (const ProfileCall& call : prof.calls)
+        calls.push_back({{"kernel", call.kernel}, {"external", call.external}, {"ms", call.ms}});
+      j["profile"] = {{"runs", prof.runs}, {"calls", calls}};
     }
     std::cout << j.dump(2) << "\n";
     return 0;
@@ -143,11 +129,10 @@ int run_run(const RunArgs& a) {
             << ms(ex.latency.p90) << "\n";
   std::cout << "outputs:\n";
   for (size_t i = 0; i < ex.outputs.size(); ++i) {
-    std::cout << "  " << ex.output_names[i] << "  " << api::summary_line(ex.outputs[i], api::summarize(ex.outputs[i]))
-              << "\n";
+    std::cout << "  " << ex.output_names[i] << "  " << summary_line(ex.outputs[i]) << "\n";
     if (!paths.empty()) std::cout << "    -> " << paths[i] << "\n";
   }
-  if (a.profile >= 0) print_profile(std::cout, cm.native->plan(), times, a.profile);
+  if (a.profile >= 0) std::cout << profile_table(prof, a.profile);
   return 0;
 }
 
@@ -190,4 +175,4 @@ Command add_run_command(CLI::App& root) {
   return {c, [args] { return run_run(*args); }};
 }
 
-}  // namespace sy::cli
+}  // namespace switchyard::cli

@@ -4,12 +4,11 @@
 #include <iostream>
 #include <memory>
 
-#include "cli_common.h"
-#include "support/join.h"
-#include "target/host.h"
-#include "target/target.h"
+#include <switchyard/target.h>
 
-namespace sy::cli {
+#include "cli_common.h"
+
+namespace switchyard::cli {
 namespace {
 
 struct TargetArgs {
@@ -24,29 +23,29 @@ std::string bytes(int64_t b) {
 }
 
 int run_target(const TargetArgs& a) {
-  const target::HostInfo& h = target::host_info();
-  const target::Target t = a.text.empty() ? target::host() : target::parse(a.text);
-  const bool is_cpu = t.kind == target::Kind::Cpu;
-  const std::string why = target::cannot_run_here(t, "its kernels");
+  const HostInfo h = host_info();
+  const TargetInfo t = target_info(a.text);
+  const bool is_cpu = t.kind == "cpu";
+  const std::string why = t.cannot_run_here;
   if (a.json) {
     nlohmann::json j;
-    j["target"] = t.str();
-    j["kind"] = is_cpu ? "cpu" : "reference";
+    j["target"] = t.str;
+    j["kind"] = t.kind;
     if (is_cpu) {
-      j["isa"] = t.isa_name();
+      j["isa"] = t.isa;
       j["features"] = t.features;
-      j["vector_lanes_f32"] = t.vector_lanes();
-      j["vector_registers"] = t.vector_registers();
+      j["vector_lanes_f32"] = t.vector_lanes_f32;
+      j["vector_registers"] = t.vector_registers;
       j["cores"] = t.cores;
       j["cache_bytes"] = {{"l1d", t.l1d_bytes}, {"l2", t.l2_bytes}, {"l3", t.l3_bytes}};
       j["mtune"] = t.mtune;
-      j["compiler_flags"] = t.compiler_flags();
-      j["key"] = t.key();
+      j["compiler_flags"] = t.compiler_flags;
+      j["key"] = t.key;
     }
     j["runs_here"] = why.empty();
-    if (!why.empty()) j["missing_here"] = t.missing_on(target::host());
+    if (!why.empty()) j["missing_here"] = t.missing_here;
     j["host"] = {{"vendor", h.vendor}, {"model_name", h.model_name}, {"family", h.family}, {"model", h.model},
-                 {"detected", h.detected.str()}, {"caches_from", h.cache_source}};
+                 {"detected", h.detected}, {"caches_from", h.cache_source}};
     if (!h.override_text.empty()) j["host"]["override"] = h.override_text;
     std::cout << j.dump(2) << "\n";
     return 0;
@@ -55,21 +54,19 @@ int run_target(const TargetArgs& a) {
             << h.family << ", model " << h.model << ")\n";
   if (!h.override_text.empty())
     std::cout << "          replaced by SWITCHYARD_HOST_TARGET='" << h.override_text << "'\n";
-  std::cout << "target:   " << t.str() << "\n";
+  std::cout << "target:   " << t.str << "\n";
   if (!is_cpu) {
     std::cout << "          the reference executor: no generated code, runs on any CPU\n";
     return 0;
   }
-  const target::IsaLevel l = t.isa();
-  const std::string base = l == target::IsaLevel::Baseline ? "x86-64" : "x86-64-v" + std::to_string(static_cast<int>(l));
-  std::cout << "  ISA         " << t.isa_name() << " (" << base << "): " << t.vector_lanes() << " f32 lanes per vector, "
-            << t.vector_registers() << " vector registers\n";
+  std::cout << "  ISA         " << t.isa << " (" << t.isa_level << "): " << t.vector_lanes_f32
+            << " f32 lanes per vector, " << t.vector_registers << " vector registers\n";
   std::cout << "  features    " << join(t.features, " ") << "\n";
   std::cout << "  caches      L1d " << bytes(t.l1d_bytes) << ", L2 " << bytes(t.l2_bytes) << " per core; L3 "
             << bytes(t.l3_bytes) << (a.text.empty() ? " (" + h.cache_source + ")" : "") << "\n";
   std::cout << "  cores       " << t.cores << (a.text.empty() ? " (this process's CPU affinity)" : "") << "\n";
-  std::cout << "  C flags     " << join(t.compiler_flags(), " ") << "\n";
-  std::cout << "  record key  " << t.key() << "\n";
+  std::cout << "  C flags     " << join(t.compiler_flags, " ") << "\n";
+  std::cout << "  record key  " << t.key << "\n";
   std::cout << "  runs here   " << (why.empty() ? "yes" : "no: " + why) << "\n";
   return 0;
 }
@@ -84,12 +81,12 @@ Command add_target_command(CLI::App& root) {
   c->footer(
       "A target string is a kind and attributes: 'reference', or 'cpu' (this machine, detected) followed by\n"
       "  -isa=x86-64|sse4.2|avx2|avx512   exactly that ISA level (code that runs on any CPU of the level)\n"
-      "  -mcpu=NAME                a named CPU: " + join(target::known_cpus(), ", ") + "\n"
-      "  -mattr=+F,-F              add or remove features: " + join(target::known_features(), ", ") + "\n"
+      "  -mcpu=NAME                a named CPU: " + join(known_cpus(), ", ") + "\n"
+      "  -mattr=+F,-F              add or remove features: " + join(known_features(), ", ") + "\n"
       "  -mtune=NAME               the C compiler's tuning only\n"
       "  -cores=N -l1d=48K -l2=1M -l3=32M   what schedules are sized for\n"
       "compile and run take it as --target. Example: switchyard compile model.onnx --target 'cpu -isa=avx2' -o m.sya");
   return {c, [args] { return run_target(*args); }};
 }
 
-}  // namespace sy::cli
+}  // namespace switchyard::cli

@@ -1,22 +1,18 @@
 // `switchyard tune MODEL --target T -o records.jsonl`: measure the implementations and knobs of
 // every native kernel and record them; `switchyard records merge A B ... -o C`.
 #include <CLI/CLI.hpp>
-#include <omp.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <memory>
 
+#include <switchyard/target.h>
+
 #include "backend_selection.h"
 #include "cli_common.h"
-#include "strategy/externs.h"
-#include "support/error.h"
-#include "target/target.h"
-#include "tune/records.h"
-#include "tune/tuner.h"
 
-namespace sy::cli {
+namespace switchyard::cli {
 namespace {
 
 struct TuneArgs {
@@ -49,42 +45,44 @@ std::string gflops(int64_t flops, double ms) {
 }
 
 int run_tune(const TuneArgs& a) {
-  // The tuner forks a measurement process per candidate; OpenMP's thread pool does not survive
-  // fork, so this process keeps to one thread (the children set their own).
-  omp_set_num_threads(1);
-  const target::Target tgt = target::parse(a.target);
-  if (tgt.kind != target::Kind::Cpu) throw Error("tune needs a cpu target, not '" + tgt.str() + "'");
-  tune::TuneOptions o;
+  // Tuning runs in this process (tune_in_process), which must not have started OpenMP threads:
+  // nothing here compiles or runs a model before it.
+  const TargetInfo tgt = target_info(a.target);
+  if (tgt.kind != "cpu") throw Error("tune needs a cpu target, not '" + tgt.str + "'");
+  TuneOptions o;
+  o.target = a.target;
   o.trials = a.trials;
   o.externs = !a.no_externs;
   o.time_budget_s = a.budget;
-  o.search = a.search == "random" ? tune::SearchKind::Random : tune::SearchKind::Guided;
+  o.search = a.search;
   {
     int used = 0;
     if (std::sscanf(a.shard.c_str(), "%d/%d%n", &o.shard, &o.shards, &used) != 2 ||
         used != static_cast<int>(a.shard.size()) || o.shards < 1 || o.shard < 1 || o.shard > o.shards)
       throw Error("--shard: expected K/N with 1 <= K <= N (e.g. 2/4), got '" + a.shard + "'");
   }
-  o.measure.threads = a.threads;
-  o.measure.timeout_s = a.timeout;
+  o.threads = a.threads;
+  o.timeout_s = a.timeout;
+  o.input_shapes = input_shapes(a.input_shapes);
   Progress progress;
   progress.show("loading " + a.model + "...");
-  ir::Module m = load(a.model, a.input_shapes);
-  progress.show("finding the tasks...");
-  std::cout << "tuning " << a.model << " for " << tgt.str() << "\n"
-            << "  " << a.trials << " candidates per task at most, time budget " << mmss(a.budget) << ", search "
-            << a.search << (o.shards > 1 ? ", shard " + a.shard : "") << "; records: " << a.output << "\n"
-            << "  extern implementations: "
-            << (a.no_externs ? "none (--no-externs)"
-                             : strategy::extern_libraries().empty() ? "none in this build" : strategy::extern_libraries())
-            << "\n";
-  std::cout.flush();
-  tune::TuneSummary s = tune::tune(m, tgt, a.output, o, [&](const tune::TuneProgress& p) {
+  o.on_start = [&] {
+    progress.show("finding the tasks...");
+    const std::vector<std::string> externs = extern_libraries();
+    std::cout << "tuning " << a.model << " for " << tgt.str << "\n"
+              << "  " << a.trials << " candidates per task at most, time budget " << mmss(a.budget) << ", search "
+              << a.search << (o.shards > 1 ? ", shard " + a.shard : "") << "; records: " << a.output << "\n"
+              << "  extern implementations: "
+              << (a.no_externs ? "none (--no-externs)" : externs.empty() ? "none in this build" : join(externs, ", "))
+              << "\n";
+    std::cout.flush();
+  };
+  o.progress = [&](const TuneProgress& p) {
     if (p.task_done) {
       progress.clear();
-      std::cout << "[" << p.task << "/" << p.tasks << "] " << p.current->description << " x" << p.current->uses
+      std::cout << "[" << p.task << "/" << p.tasks << "] " << p.description << " x" << p.uses
                 << ": " << p.trial << " candidates; best "
-                << (p.best_ms > 0 ? p.best + "  " + ms(p.best_ms) + "  " + gflops(p.current->flops, p.best_ms)
+                << (p.best_ms > 0 ? p.best + "  " + ms(p.best_ms) + "  " + gflops(p.flops, p.best_ms)
                                   : "none (every candidate failed)")
                 << (p.default_ms > 0 ? "  (default " + fixed(p.default_ms / p.best_ms, 2) + "x that)" : "") << "\n";
       std::cout.flush();
@@ -94,9 +92,9 @@ int run_tune(const TuneArgs& a) {
     progress.show("task " + std::to_string(p.task) + "/" + std::to_string(p.tasks) + " " +
                   bar(static_cast<double>(p.trial) / std::max(1, p.trials), 12) + " " + std::to_string(p.trial) + "/" +
                   std::to_string(p.trials) + "  all " + bar(overall, 20) + " " + mmss(p.elapsed_s) + " ETA " +
-                  mmss(p.eta_s) + (p.best_ms > 0 ? "  best " + gflops(p.current->flops, p.best_ms) : "") + "  " +
-                  p.current->op);
-  });
+                  mmss(p.eta_s) + (p.best_ms > 0 ? "  best " + gflops(p.flops, p.best_ms) : "") + "  " + p.op);
+  };
+  TuneResult s = tune_in_process(a.model, a.output, o);
   progress.clear();
   std::cout << "tuned " << s.tuned << " of " << s.tasks << " tasks in " << mmss(s.seconds) << " (" << s.candidates
             << " candidates";
@@ -129,20 +127,8 @@ struct MergeArgs {
 };
 
 int run_merge(const MergeArgs& a) {
-  std::vector<tune::Record> all;
-  for (const std::string& f : a.inputs) {
-    // An empty file is fine (a shard may hold no task); a missing one is a mistake.
-    std::error_code ec;
-    if (!std::filesystem::exists(f, ec)) throw Error(f + ": no such records file");
-    std::vector<tune::Record> rs = tune::read_records(f);
-    all.insert(all.end(), rs.begin(), rs.end());
-  }
-  std::vector<tune::Record> merged = tune::merge_records(all);
-  const std::string tmp = a.output + ".tmp";
-  std::remove(tmp.c_str());
-  tune::append_records(tmp, merged);
-  if (std::rename(tmp.c_str(), a.output.c_str()) != 0) throw Error(a.output + ": cannot write");
-  std::cout << "merged " << all.size() << " records from " << a.inputs.size() << " files into " << merged.size()
+  MergeResult r = merge_records(a.inputs, a.output);
+  std::cout << "merged " << r.read << " records from " << a.inputs.size() << " files into " << r.merged
             << " (the best per workload, target and implementation): " << a.output << "\n";
   return 0;
 }
@@ -192,4 +178,4 @@ Command add_records_command(CLI::App& root) {
   return {c, [args] { return run_merge(*args); }};
 }
 
-}  // namespace sy::cli
+}  // namespace switchyard::cli

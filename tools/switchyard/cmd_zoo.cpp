@@ -6,13 +6,12 @@
 #include <memory>
 
 #include "cli_common.h"
-#include "zoo/zoo.h"
 
-namespace sy::cli {
+namespace switchyard::cli {
 namespace {
 
 int run_zoo(bool json) {
-  auto models = zoo::list_models();
+  auto models = zoo_models();
   if (json) {
     nlohmann::json j = nlohmann::json::array();
     for (const auto& m : models) j.push_back({{"name", "zoo:" + m.name}, {"description", m.description}});
@@ -37,4 +36,4 @@ Command add_zoo_command(CLI::App& root) {
   return {c, [json] { return run_zoo(*json); }};
 }
 
-}  // namespace sy::cli
+}  // namespace switchyard::cli

@@ -6,9 +6,10 @@
 #include <new>
 #include <string>
 
+#include <switchyard/switchyard.h>
+#include <switchyard/version.h>
+
 #include "cli_common.h"
-#include "support/error.h"
-#include "switchyard/version.h"
 
 namespace {
 
@@ -70,11 +71,11 @@ int main_impl(int argc, char** argv) {
       "  switchyard compile model.onnx --backends LIST -o model.sya && switchyard run model.sya\n"
       "  switchyard tune model.onnx -o records.jsonl && switchyard compile model.onnx --records records.jsonl -o model.sya\n"
       "Run `switchyard COMMAND --help` for the options of a command.");
-  std::vector<sy::cli::Command> commands = {
-      sy::cli::add_inspect_command(app), sy::cli::add_run_command(app), sy::cli::add_partition_command(app),
-      sy::cli::add_compile_command(app), sy::cli::add_backends_command(app), sy::cli::add_target_command(app), sy::cli::add_print_command(app),
-      sy::cli::add_zoo_command(app), sy::cli::add_demo_command(app), sy::cli::add_tune_command(app),
-      sy::cli::add_records_command(app)};
+  std::vector<switchyard::cli::Command> commands = {
+      switchyard::cli::add_inspect_command(app), switchyard::cli::add_run_command(app), switchyard::cli::add_partition_command(app),
+      switchyard::cli::add_compile_command(app), switchyard::cli::add_backends_command(app), switchyard::cli::add_target_command(app), switchyard::cli::add_print_command(app),
+      switchyard::cli::add_zoo_command(app), switchyard::cli::add_demo_command(app), switchyard::cli::add_tune_command(app),
+      switchyard::cli::add_records_command(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
@@ -98,10 +99,10 @@ int main(int argc, char** argv) {
   keep_freed_memory_for_reuse();
   try {
     return main_impl(argc, argv);
-  } catch (const sy::Error& e) {
-    return report(e.what());
-  } catch (const sy::InternalError& e) {
+  } catch (const switchyard::InternalError& e) {
     return report(std::string(e.what()) + " (this is a bug in switchyard; please report it)");
+  } catch (const switchyard::Error& e) {
+    return report(e.what());
   } catch (const std::bad_alloc&) {
     return report("out of memory");
   } catch (const std::exception& e) {

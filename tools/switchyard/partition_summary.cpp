@@ -3,10 +3,9 @@
 
 #include <map>
 
-#include "api/analysis.h"
 #include "cli_common.h"
 
-namespace sy::cli {
+namespace switchyard::cli {
 
 namespace {
 
@@ -30,11 +29,11 @@ struct Totals {
   std::map<std::string, int64_t> by_backend;  // includes "native"
 };
 
-Totals totals(const ir::Module& original, const partition::PartitionResult& r) {
+Totals totals(const PartitionReport& r) {
   Totals t;
-  t.total = api::analyze(original).flops;
+  t.total = r.total_flops;
   int64_t offloaded = 0;
-  for (const auto& reg : r.report.regions)
+  for (const auto& reg : r.regions)
     if (reg.offloaded) {
       t.by_backend[reg.backend] += reg.flops;
       offloaded += reg.flops;
@@ -45,13 +44,13 @@ Totals totals(const ir::Module& original, const partition::PartitionResult& r) {
 
 }  // namespace
 
-nlohmann::json partition_json(const ir::Module& original, const partition::PartitionResult& r) {
-  Totals t = totals(original, r);
+nlohmann::json partition_json(const PartitionReport& r) {
+  Totals t = totals(r);
   nlohmann::json j;
   j["total_flops"] = t.total;
   j["flops_by_backend"] = t.by_backend;
   j["regions"] = nlohmann::json::array();
-  for (const auto& reg : r.report.regions) {
+  for (const auto& reg : r.regions) {
     nlohmann::json x = {{"backend", reg.backend}, {"ops", reg.ops.size()}, {"flops", reg.flops},
                         {"offloaded", reg.offloaded}, {"op_histogram", histogram(reg.ops)}};
     x["symbol"] = reg.symbol.empty() ? nlohmann::json(nullptr) : nlohmann::json(reg.symbol);
@@ -60,7 +59,7 @@ nlohmann::json partition_json(const ir::Module& original, const partition::Parti
     j["regions"].push_back(x);
   }
   j["nodes"] = nlohmann::json::array();
-  for (const auto& d : r.report.decisions) {
+  for (const auto& d : r.nodes) {
     nlohmann::json x = {{"node", d.node}, {"backend", d.backend.empty() ? "native" : d.backend}};
     if (!d.why.empty()) x["why"] = d.why;
     nlohmann::json rej = nlohmann::json::object();
@@ -71,8 +70,8 @@ nlohmann::json partition_json(const ir::Module& original, const partition::Parti
   return j;
 }
 
-void print_partition(std::ostream& os, const ir::Module& original, const partition::PartitionResult& r, bool explain) {
-  Totals t = totals(original, r);
+void print_partition(std::ostream& os, const PartitionReport& r, bool explain) {
+  Totals t = totals(r);
   os << "total " << si(static_cast<double>(t.total), "FLOP") << ":";
   bool first = true;
   for (const auto& [b, f] : t.by_backend) {
@@ -81,16 +80,16 @@ void print_partition(std::ostream& os, const ir::Module& original, const partiti
   }
   os << "\n";
   int offloaded = 0;
-  for (const auto& reg : r.report.regions) offloaded += reg.offloaded;
+  for (const auto& reg : r.regions) offloaded += reg.offloaded;
   os << offloaded << " region" << (offloaded == 1 ? "" : "s") << " offloaded:\n";
-  for (const auto& reg : r.report.regions) {
+  for (const auto& reg : r.regions) {
     if (!reg.offloaded) continue;
     os << "  @" << reg.symbol << "  " << reg.backend << "  " << reg.ops.size() << " ops  "
        << si(static_cast<double>(reg.flops), "FLOP") << " (" << pct(reg.flops, t.total) << ")  "
        << histogram(reg.ops) << (reg.measured.empty() ? "" : "  (" + reg.measured + ")") << "\n";
   }
   std::vector<std::string> native;
-  for (const auto& d : r.report.decisions)
+  for (const auto& d : r.nodes)
     if (d.backend.empty()) native.push_back(d.node);
   os << "native: " << native.size() << " node" << (native.size() == 1 ? "" : "s")
      << (native.empty() ? "" : ": " + histogram(native)) << "\n";
@@ -99,16 +98,16 @@ void print_partition(std::ostream& os, const ir::Module& original, const partiti
     return;
   }
   os << "placement of every node, in graph order:\n";
-  for (const auto& d : r.report.decisions) {
+  for (const auto& d : r.nodes) {
     os << "  " << d.node << " -> " << (d.backend.empty() ? "native" : d.backend);
     if (!d.why.empty()) os << "  (" << d.why << ")";
     os << "\n";
     for (const auto& [b, why] : d.rejections)
       os << "      " << (why.rfind(b + ":", 0) == 0 || why.rfind(b + " ", 0) == 0 ? "" : b + ": ") << why << "\n";
   }
-  for (const auto& reg : r.report.regions)
+  for (const auto& reg : r.regions)
     if (!reg.offloaded)
       os << "  region of " << reg.backend << " left native (" << histogram(reg.ops) << "): " << reg.why_not << "\n";
 }
 
-}  // namespace sy::cli
+}  // namespace switchyard::cli

@@ -4,11 +4,11 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
-#include "partition/pipeline.h"
+#include <switchyard/report.h>
 
-namespace sy::cli {
+namespace switchyard::cli {
 
-nlohmann::json partition_json(const ir::Module& original, const partition::PartitionResult& r);
-void print_partition(std::ostream& os, const ir::Module& original, const partition::PartitionResult& r, bool explain);
+nlohmann::json partition_json(const PartitionReport& r);
+void print_partition(std::ostream& os, const PartitionReport& r, bool explain);
 
-}  // namespace sy::cli
+}  // namespace switchyard::cli

@@ -1,27 +1,17 @@
-// The per-kernel strategy report of `compile --explain`.
-#include "strategy_explain.h"
-
+// Why each native kernel runs the implementation it runs (the --explain text of partition and
+// compile): the implementations that applied, their priority and measured costs, the one chosen.
 #include <map>
+#include <sstream>
 
+#include "access.h"
 #include "strategy/strategy.h"
 
-namespace sy::cli {
+namespace switchyard {
 
-void print_kernel_choices(std::ostream& os, const native::Compiled& nc) {
-  print_kernel_choices(os, nc.executable->plan(), nc.choices, nc.executable->target());
-}
-
-void print_default_choices(std::ostream& os, const ir::Module& partitioned, const target::Target& t) {
-  native::Plan p = native::plan_for(native::fuse_for_native(partitioned), t);
-  std::vector<strategy::Choice> choices(p.kernels.size());
-  for (size_t k = 0; k < p.kernels.size(); ++k)
-    if (std::optional<strategy::Choice> c = strategy::choose(*p.kernels[k]->as<ir::FunctionNode>(), t, nullptr))
-      choices[k] = *c;
-  print_kernel_choices(os, p, choices, t);
-}
-
-void print_kernel_choices(std::ostream& os, const native::Plan& p, const std::vector<strategy::Choice>& choices,
-                          const target::Target& t) {
+std::string kernel_choices_text(const sy::native::Plan& p, const std::vector<sy::strategy::Choice>& choices,
+                                const sy::target::Target& t) {
+  using namespace sy;
+  std::ostringstream os;
   std::vector<int> uses(p.kernels.size(), 0);
   for (const native::Call& c : p.calls)
     if (!c.external && c.function >= 0) ++uses[static_cast<size_t>(c.function)];
@@ -50,6 +40,7 @@ void print_kernel_choices(std::ostream& os, const native::Plan& p, const std::ve
     for (const auto& [name, why] : a.rejected) os << "      " << name << "  does not apply: " << why << "\n";
   }
   os << "kernels: " << from_records << " chosen by records, " << by_order << " by priority\n";
+  return os.str();
 }
 
-}  // namespace sy::cli
+}  // namespace switchyard

@@ -1,18 +1,16 @@
-// Graphviz rendering of a partitioned module.
-#include "support/numbered.h"
-#include "partition_dot.h"
-
+// Graphviz picture of a partitioned module (Partitioned::dot): each offloaded region is a cluster
+// coloured by its backend, holding its ops and composites; native ops stand outside.
 #include <map>
 #include <sstream>
 #include <unordered_map>
 
+#include "access.h"
 #include "ir/visitor.h"
 #include "partition/region_util.h"
+#include "support/numbered.h"
 
-namespace sy::cli {
-
+namespace sy::public_api {
 namespace {
-
 std::string escape(const std::string& s) {
   std::string out;
   for (char c : s) {
@@ -132,10 +130,15 @@ class DotWriter {
 };
 
 }  // namespace
+}  // namespace sy::public_api
 
-std::string partition_dot(const ir::Module& partitioned, const std::string& title) {
-  DotWriter w(partitioned);
-  return w.write(title);
+namespace switchyard {
+
+std::string Partitioned::dot(const std::string& title) const {
+  return guarded([&] {
+    sy::public_api::DotWriter w(Access::impl(*this).result.module);
+    return w.write(title);
+  });
 }
 
-}  // namespace sy::cli
+}  // namespace switchyard

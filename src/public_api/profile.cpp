@@ -1,32 +1,22 @@
-// Per-kernel time table of a profiled native run.
-#include "profile_report.h"
-
+// Where a native run spends its time (profile(), profile_table()): per call, per kernel with its
+// fused ops and anchor shapes, and by kernel class.
 #include <algorithm>
 #include <cstdio>
 #include <map>
 #include <string>
 
+#include "access.h"
 #include "api/analysis.h"
 #include "ir/type.h"
 #include "ir/visitor.h"
-#include "strategy/strategy.h"
+#include "native/executable.h"
 #include "ops/attrs.h"
 #include "ops/op.h"
+#include "strategy/strategy.h"
+#include "switchyard/report.h"
 
-namespace sy::cli {
-
+namespace sy::public_api {
 namespace {
-
-struct Row {
-  std::string kernel;
-  std::string ops;    // the fused ops, anchor first
-  std::string shape;  // the anchor's argument and result shapes
-  double seconds = 0;
-  int launches = 0;
-  int64_t flops = 0;           // per run
-  int64_t flops_per_call = 0;  // of the fused function (0 for external calls)
-  std::string kind;            // kernel class (kernel_class)
-};
 
 // The class of a kernel by its anchor, as schedules differ: the conv paths (stem, pointwise,
 // depthwise, other grouped, spatial), GEMMs (dense, matmul, batch matmul) and the rest.
@@ -86,49 +76,76 @@ std::string fused_ops(const ir::FunctionNode& fn, std::string& shape, int64_t& f
 }
 
 }  // namespace
+}  // namespace sy::public_api
 
-void print_profile(std::ostream& os, const native::Plan& plan, const native::CallTimes& times, int top) {
-  if (times.runs == 0 || times.seconds.size() != plan.calls.size()) return;
-  std::map<std::string, Row> rows;
-  double total = 0;
-  for (size_t ci = 0; ci < plan.calls.size(); ++ci) {
-    const native::Call& c = plan.calls[ci];
-    Row& r = rows[c.kernel];
-    if (r.kernel.empty()) {  // first call of this kernel: describe it once
-      r.kernel = c.external ? "@" + c.kernel : c.kernel;
-      if (c.external) {
-        r.ops = "external function";
-        r.kind = "external";
-      } else {
-        const auto& fn = *plan.kernels[static_cast<size_t>(c.function)]->as<ir::FunctionNode>();
-        r.ops = fused_ops(fn, r.shape, r.flops_per_call);
-        r.kind = kernel_class(strategy::anchor_of(fn));
-        if (c.fallback) r.ops += " (reference fallback)";
-      }
+namespace switchyard {
+
+Profile profile(const Compiled& compiled, const std::vector<Tensor>& inputs, int runs, int threads,
+                const std::function<void(int)>& on_run) {
+  return guarded([&] {
+    const Compiled::Impl& impl = Access::impl(compiled);
+    if (!impl.model.native) throw Error("profile: the model has no natively compiled kernels (compile it for a cpu target)");
+    std::vector<sy::Tensor> values = internal_tensors(inputs);
+    sy::native::CallTimes times;
+    for (int i = 0; i < runs; ++i) {
+      if (on_run) on_run(i + 1);
+      impl.model.run(values, threads, &times);
     }
-    r.flops += r.flops_per_call;
-    r.seconds += times.seconds[ci] / times.runs;
-    ++r.launches;
-    total += times.seconds[ci] / times.runs;
-  }
-  std::vector<Row> sorted;
-  for (auto& [_, r] : rows) sorted.push_back(r);
-  std::sort(sorted.begin(), sorted.end(), [](const Row& a, const Row& b) { return a.seconds > b.seconds; });
+    const sy::native::Plan& plan = impl.model.native->plan();
+    Profile p;
+    p.runs = times.runs;
+    if (times.runs == 0 || times.seconds.size() != plan.calls.size()) return p;
+    std::map<std::string, ProfileKernel> rows;
+    std::map<std::string, int64_t> flops_per_call;
+    for (size_t ci = 0; ci < plan.calls.size(); ++ci) {
+      const sy::native::Call& c = plan.calls[ci];
+      p.calls.push_back({c.kernel, c.external, times.seconds[ci] * 1e3 / times.runs});
+      ProfileKernel& r = rows[c.kernel];
+      int64_t& per_call = flops_per_call[c.kernel];
+      if (r.kernel.empty()) {  // first call of this kernel: describe it once
+        r.kernel = c.external ? "@" + c.kernel : c.kernel;
+        if (c.external) {
+          r.ops = "external function";
+          r.kind = "external";
+        } else {
+          const auto& fn = *plan.kernels[static_cast<size_t>(c.function)]->as<sy::ir::FunctionNode>();
+          r.ops = sy::public_api::fused_ops(fn, r.shape, per_call);
+          r.kind = sy::public_api::kernel_class(sy::strategy::anchor_of(fn));
+          if (c.fallback) r.ops += " (reference fallback)";
+        }
+      }
+      r.flops += per_call;
+      r.seconds += times.seconds[ci] / times.runs;
+      ++r.launches;
+      p.total_seconds += times.seconds[ci] / times.runs;
+    }
+    for (auto& [_, r] : rows) p.kernels.push_back(r);
+    std::sort(p.kernels.begin(), p.kernels.end(),
+              [](const ProfileKernel& a, const ProfileKernel& b) { return a.seconds > b.seconds; });
+    return p;
+  });
+}
+
+std::string profile_table(const Profile& p, int top) {
+  if (p.runs == 0 || p.calls.empty()) return "";
+  const std::vector<ProfileKernel>& sorted = p.kernels;
+  const double total = p.total_seconds;
+  std::string os;
   char line[512];
   std::snprintf(line, sizeof line, "profile: %zu calls, %.3f ms per run (mean of %d runs), by kernel:\n",
-                plan.calls.size(), total * 1e3, times.runs);
-  os << line;
+                p.calls.size(), total * 1e3, p.runs);
+  os += line;
   std::snprintf(line, sizeof line, "  %9s %6s %6s %8s  %-16s %s\n", "ms", "share", "calls", "GFLOP/s", "kernel",
                 "ops  (anchor shapes)");
-  os << line;
+  os += line;
   size_t shown = top > 0 ? std::min<size_t>(sorted.size(), static_cast<size_t>(top)) : sorted.size();
   for (size_t i = 0; i < shown; ++i) {
-    const Row& r = sorted[i];
+    const ProfileKernel& r = sorted[i];
     std::string gf = r.flops > 0 && r.seconds > 0 ? std::to_string(static_cast<int>(r.flops / r.seconds / 1e9)) : "-";
     std::snprintf(line, sizeof line, "  %9.3f %5.1f%% %6d %8s  %-16s %s%s\n", r.seconds * 1e3,
                   total > 0 ? 100.0 * r.seconds / total : 0.0, r.launches, gf.c_str(), r.kernel.c_str(), r.ops.c_str(),
                   r.shape.empty() ? "" : ("  " + r.shape).c_str());
-    os << line;
+    os += line;
   }
   if (shown < sorted.size()) {
     double rest = 0;
@@ -136,28 +153,29 @@ void print_profile(std::ostream& os, const native::Plan& plan, const native::Cal
     for (size_t i = shown; i < sorted.size(); ++i) rest += sorted[i].seconds, launches += sorted[i].launches;
     std::snprintf(line, sizeof line, "  %9.3f %5.1f%% %6d %8s  (%zu more kernels)\n", rest * 1e3,
                   total > 0 ? 100.0 * rest / total : 0.0, launches, "", sorted.size() - shown);
-    os << line;
+    os += line;
   }
   // By class: where the FLOPs are and how fast each schedule family runs them.
-  std::map<std::string, Row> classes;
-  for (const Row& r : sorted) {
-    Row& k = classes[r.kind];
+  std::map<std::string, ProfileKernel> classes;
+  for (const ProfileKernel& r : sorted) {
+    ProfileKernel& k = classes[r.kind];
     k.seconds += r.seconds;
     k.flops += r.flops;
     k.launches += r.launches;
   }
-  std::vector<std::pair<std::string, Row>> by_time(classes.begin(), classes.end());
+  std::vector<std::pair<std::string, ProfileKernel>> by_time(classes.begin(), classes.end());
   std::sort(by_time.begin(), by_time.end(), [](const auto& a, const auto& b) { return a.second.seconds > b.second.seconds; });
-  os << "by kernel class:\n";
+  os += "by kernel class:\n";
   std::snprintf(line, sizeof line, "  %9s %6s %6s %8s %7s  %s\n", "ms", "share", "calls", "GFLOP/s", "GFLOP", "class");
-  os << line;
+  os += line;
   for (const auto& [name, k] : by_time) {
     std::string gf = k.flops > 0 && k.seconds > 0 ? std::to_string(static_cast<int>(k.flops / k.seconds / 1e9)) : "-";
     std::snprintf(line, sizeof line, "  %9.3f %5.1f%% %6d %8s %7.3f  %s\n", k.seconds * 1e3,
                   total > 0 ? 100.0 * k.seconds / total : 0.0, k.launches, gf.c_str(), static_cast<double>(k.flops) / 1e9,
                   name.c_str());
-    os << line;
+    os += line;
   }
+  return os;
 }
 
-}  // namespace sy::cli
+}  // namespace switchyard
