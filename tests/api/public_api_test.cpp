@@ -183,7 +183,7 @@ TEST(PublicApiTools, PreparedInputsAreTheRandomTensorsOfTheRun) {
   switchyard::Tensor want = switchyard::Tensor::random(switchyard::DType::f32, {1, 64}, 5);  // seed + index 0
   EXPECT_EQ(std::memcmp(in[0].value.data(), want.data(), want.nbytes()), 0);
   EXPECT_EQ(net.input_names(), (std::vector<std::string>{"input"}));
-  EXPECT_EQ(net.output_names(), (std::vector<std::string>{"logits"}));
+  EXPECT_EQ(net.output_names(), (std::vector<std::string>{"logits", "probs"}));
   // From a file: the file's values; a name that is no input is refused.
   std::string path = temp_path("x.npy");
   want.save_npy(path);
@@ -195,8 +195,8 @@ TEST(PublicApiTools, PreparedInputsAreTheRandomTensorsOfTheRun) {
   // The compiled model against the reference executor, by position.
   std::vector<switchyard::Tensor> got = net.run_ordered({in[0].value});
   std::vector<switchyard::Tensor> ref = m.run_reference({in[0].value}, 1);
-  ASSERT_EQ(got.size(), 1u);
-  EXPECT_EQ(got[0].shape(), (std::vector<int64_t>{1, 10}));
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[1].shape(), (std::vector<int64_t>{1, 10}));
   EXPECT_LT(switchyard::relative_error(got, ref), 1e-5);
   EXPECT_EQ(switchyard::relative_error(ref, ref), 0.0);
 }
