@@ -21,6 +21,7 @@
 #include "ir/module.h"
 #include "native/lower_function.h"
 #include "ops/attrs.h"
+#include "ops/op.h"
 #include "passes/fuse_ops.h"
 #include "strategy/strategy.h"
 #include "target/host.h"

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ir/module.h"
+#include "ops/flops.h"
 
 namespace sy::api {
 
@@ -40,24 +41,11 @@ struct ModelStats {
 // not trained weights; torchvision's parameter counts exclude them too, so ResNet-50 has
 // 25,557,032 either way).
 //
-// FLOPs (a multiply-add counts 2; "elements" are output elements unless stated):
-//   nn.conv2d            2 * N * Cout * Hout * Wout * (Cin / groups) * Kh * Kw (bias not counted)
-//   nn.conv2d_transpose  2 * N * Cin * Hin * Win * (Cout / groups) * Kh * Kw
-//   matmul, nn.dense     2 * (output elements) * K, i.e. 2*M*N*K per batch (bias not counted)
-//   nn.batch_norm        2 per element (a scale and a shift once folded)
-//   nn.layer_norm, nn.instance_norm  5 per element; nn.softmax, nn.log_softmax 3 per element;
-//   nn.lrn               2 * size per element
-//   pooling windows      (output elements) * Kh * Kw; global pools: input elements
-//   reductions, argmax/argmin, topk, cumsum: input elements
-//   elementwise and broadcasting ops (arithmetic, activations, comparisons, where, cast): 1 per
-//   element; identity: 0
-//   data movement (reshape, transpose, concat, split, slice, gather, pad, tile, ...): 0;
-//   image.resize2d: 1 per element
+// FLOPs: the sum of ops::op_flops over the calls (the rules are documented there).
 // Calls of functions (e.g. partitioned regions) count their bodies once per call.
 ModelStats analyze(const ir::Module& m);
 
-// FLOPs of one op call under the rules above.
-int64_t op_flops(const ir::CallNode& call);
+using ops::op_flops;
 
 // The output names as files/labels use them: Module.output_names when it has one per output,
 // else "output0", "output1", ...

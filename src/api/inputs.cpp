@@ -5,24 +5,8 @@
 
 #include "support/error.h"
 #include "support/npy.h"
-#include "zoo/rng.h"
 
 namespace sy::api {
-
-Tensor random_tensor(const Shape& shape, DType dtype, uint64_t seed) {
-  Tensor t(dtype, shape);
-  zoo::Rng rng(seed);
-  dispatch_dtype(dtype, [&](auto tag) {
-    using T = decltype(tag);
-    T* p = static_cast<T*>(t.raw());
-    for (int64_t i = 0; i < t.numel(); ++i) {
-      if constexpr (std::is_same_v<T, bool>) p[i] = (rng.next() >> 63) != 0;
-      else if constexpr (std::is_floating_point_v<T>) p[i] = static_cast<T>(rng.uniform(-1.0, 1.0));
-      else p[i] = static_cast<T>(rng.next() % 10);
-    }
-  });
-  return t;
-}
 
 std::pair<std::string, std::string> parse_input_file(const std::string& text) {
   auto eq = text.find('=');

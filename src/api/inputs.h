@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ir/module.h"
+#include "support/random_tensor.h"
 #include "support/tensor.h"
 
 namespace sy::api {
@@ -17,9 +18,7 @@ struct PreparedInput {
   Tensor value;
 };
 
-// Random data of the given type: floats uniform in [-1, 1), integers uniform in [0, 10) (small
-// and non-negative, so they are valid indices and token ids), bools 0/1 with equal odds.
-Tensor random_tensor(const Shape& shape, DType dtype, uint64_t seed);
+using sy::random_tensor;  // support/random_tensor.h
 
 // One tensor per @main parameter, in order. `files` maps input names to .npy paths; each file's
 // dtype and shape must match the parameter ("input 'x': x.npy has shape (1, 3, 8, 8), the model

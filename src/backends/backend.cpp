@@ -8,8 +8,8 @@ namespace sy::backends {
 namespace {
 
 // Ops whose work dominates the copies at a region's boundary.
-bool is_heavy(ops::OpCode op) {
-  using ops::OpCode;
+bool is_heavy(ir::OpCode op) {
+  using ir::OpCode;
   switch (op) {
     case OpCode::Conv2d: case OpCode::ConvTranspose2d: case OpCode::MatMul: case OpCode::Dense:
     case OpCode::BatchNorm: case OpCode::LayerNorm: case OpCode::InstanceNorm: case OpCode::LRN:
@@ -32,6 +32,11 @@ Verdict Backend::worth_offloading(const RegionSummary& region) const {
   }
   if (region.op_count >= 2) return Verdict::yes();
   return Verdict::no("a lone elementwise op: the copies in and out would cost more than running it natively");
+}
+
+BackendRegistry& BackendRegistry::global() {
+  static BackendRegistry registry;  // function-local: built on first use, not at load
+  return registry;
 }
 
 void BackendRegistry::add(std::unique_ptr<Backend> b) {

@@ -24,8 +24,8 @@ Expr global_var(std::string name, Type ft) {
   return std::make_shared<GlobalVarNode>(std::move(name), std::move(ft));
 }
 
-Expr call(ops::OpCode op, std::vector<Expr> args, AttrsPtr attrs) {
-  const ops::OpDef& def = ops::op_def(op);
+Expr call(OpCode op, std::vector<Expr> args, AttrsPtr attrs) {
+  const OpDef& def = op_def(op);
   if (!attrs) attrs = def.make_attrs();
   int n = static_cast<int>(args.size());
   if (n < def.min_args || (def.max_args >= 0 && n > def.max_args)) {
@@ -58,7 +58,7 @@ Expr call_function(Expr callee, std::vector<Expr> args) {
     if (!type_equal(ft->fields[i], args[i]->type))
       throw Error("function argument " + std::to_string(i) + " has type " + type_str(args[i]->type) +
                   ", parameter expects " + type_str(ft->fields[i]));
-  return std::make_shared<CallNode>(ft->ret, ops::OpCode::kCount, std::move(callee), std::move(args),
+  return std::make_shared<CallNode>(ft->ret, OpCode::kCount, std::move(callee), std::move(args),
                                     std::make_shared<NoAttrs>());
 }
 

@@ -8,7 +8,7 @@
 
 #include "ir/attrs.h"
 #include "ir/type.h"
-#include "ops/op.h"
+#include "ir/op.h"
 #include "support/tensor.h"
 
 namespace sy::ir {
@@ -49,16 +49,16 @@ struct GlobalVarNode : ExprNode {
 // Calls either a built-in op (callee == nullptr) or a function (a FunctionNode or GlobalVarNode).
 struct CallNode : ExprNode {
   static constexpr ExprKind kKind = ExprKind::Call;
-  CallNode(Type t, ops::OpCode op, Expr callee, std::vector<Expr> args, AttrsPtr attrs)
+  CallNode(Type t, OpCode op, Expr callee, std::vector<Expr> args, AttrsPtr attrs)
       : ExprNode(kKind, std::move(t)), op(op), callee(std::move(callee)), args(std::move(args)),
         attrs(std::move(attrs)) {}
   bool is_op() const { return callee == nullptr; }
   template <typename A> const A& attrs_as() const {
     auto* p = dynamic_cast<const A*>(attrs.get());
-    SY_CHECK(p) << "call of " << ops::op_name(op) << " does not have " << A::kName;
+    SY_CHECK(p) << "call of " << op_name(op) << " does not have " << A::kName;
     return *p;
   }
-  const ops::OpCode op;  // meaningful only when is_op()
+  const OpCode op;  // meaningful only when is_op()
   const Expr callee;
   const std::vector<Expr> args;
   const AttrsPtr attrs;  // never null for op calls
@@ -93,13 +93,13 @@ struct FunctionNode : ExprNode {
 Expr var(std::string name, Type type);
 Expr constant(Tensor value);
 Expr global_var(std::string name, Type func_type);
-Expr call(ops::OpCode op, std::vector<Expr> args, AttrsPtr attrs = nullptr);
+Expr call(OpCode op, std::vector<Expr> args, AttrsPtr attrs = nullptr);
 // Convenience: call with a typed attribute struct.
 // (Constrained and converted explicitly: otherwise the shared_ptr argument would select this
 // template again and recurse through ever-deeper instantiations.)
 template <typename A>
   requires std::is_base_of_v<Attrs, A>
-Expr call(ops::OpCode op, std::vector<Expr> args, A attrs) {
+Expr call(OpCode op, std::vector<Expr> args, A attrs) {
   return call(op, std::move(args), AttrsPtr(std::make_shared<const A>(std::move(attrs))));
 }
 Expr call_function(Expr callee, std::vector<Expr> args);

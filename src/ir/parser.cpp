@@ -469,7 +469,7 @@ class Parser {
 
   Expr parse_op_call(Scope& s) {
     const Token& name = next();
-    const ops::OpDef* def = ops::OpRegistry::global().find(name.text);
+    const OpDef* def = OpRegistry::global().find(name.text);
     if (!def) fail_at(name, "unknown op '" + std::string(name.text) + "'");
     expect(Tok::LParen, " after op name '" + def->name + "'");
     std::shared_ptr<Attrs> attrs = def->make_attrs();

@@ -230,7 +230,7 @@ class TextPrinter {
       case ExprKind::Call: {
         auto* c = e->as<CallNode>();
         if (!c->is_op()) return ref(c->callee, s) + "(" + args_text(c->args, s) + ")";
-        std::string out = ops::op_name(c->op) + "(" + args_text(c->args, s);
+        std::string out = op_name(c->op) + "(" + args_text(c->args, s);
         std::string a = c->attrs ? attrs_str(*c->attrs) : "";
         if (!a.empty()) out += (c->args.empty() ? "" : ", ") + a;
         return out + ")";

@@ -39,7 +39,7 @@ const char* kind_name(ExprKind k) {
 // Short description of a node for messages when no printed name is known.
 std::string node_label(const ExprNode* e) {
   if (!e) return "null";
-  if (auto* c = e->as<CallNode>()) return c->is_op() ? ops::op_name(c->op) : std::string("function call");
+  if (auto* c = e->as<CallNode>()) return c->is_op() ? op_name(c->op) : std::string("function call");
   if (auto* v = e->as<VarNode>()) return "%" + v->name;
   if (auto* g = e->as<GlobalVarNode>()) return "@" + g->name;
   return kind_name(e->kind);
@@ -179,7 +179,7 @@ class Comparer {
         auto* cb = b->as<CallNode>();
         if (ca->is_op() != cb->is_op()) return fail(i, "op call vs function call");
         if (ca->is_op()) {
-          if (ca->op != cb->op) return fail(i, ops::op_name(ca->op) + " vs " + ops::op_name(cb->op));
+          if (ca->op != cb->op) return fail(i, op_name(ca->op) + " vs " + op_name(cb->op));
           if (!ca->attrs || !cb->attrs) {
             if (ca->attrs != cb->attrs) return fail(i, "attrs missing on one side");
           } else if (!attrs_equal(*ca->attrs, *cb->attrs)) {

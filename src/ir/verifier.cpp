@@ -66,7 +66,7 @@ class Verifier {
       msg_.replace(at, std::strlen(kScopeMark), scope);
     std::string what;
     if (bad_node_) {
-      if (auto* c = bad_node_->as<CallNode>()) what = c->is_op() && c->op < ops::OpCode::kCount ? ops::op_name(c->op) : "function call";
+      if (auto* c = bad_node_->as<CallNode>()) what = c->is_op() && c->op < OpCode::kCount ? op_name(c->op) : "function call";
       else if (bad_node_->kind == ExprKind::Var && !where.empty()) what = "";
       else if (auto* v = bad_node_->as<VarNode>()) what = "%" + v->name;
       else if (bad_node_->kind == ExprKind::Tuple) what = "tuple";
@@ -203,8 +203,8 @@ class Verifier {
         return problem(c, "stored type " + type_str(c->type) + " differs from the callee's return type " + type_str(ft->ret));
       return true;
     }
-    if (c->op >= ops::OpCode::kCount) return problem(c, "invalid op code");
-    const ops::OpDef& def = ops::op_def(c->op);
+    if (c->op >= OpCode::kCount) return problem(c, "invalid op code");
+    const OpDef& def = op_def(c->op);
     if (!c->attrs) return problem(c, "op call without attributes");
     std::string want = def.make_attrs()->type_name();
     if (want != c->attrs->type_name())

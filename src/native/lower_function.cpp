@@ -1,4 +1,5 @@
 // Lowering a fused function: computes op by op, the anchor's schedule, te::lower.
+#include "ops/op.h"
 #include "support/numbered.h"
 #include "native/lower_function.h"
 

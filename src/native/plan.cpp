@@ -1,4 +1,5 @@
 // Planning: values, calls, kernel dedup, liveness and storage reuse.
+#include "ops/op.h"
 #include "support/numbered.h"
 #include "native/plan.h"
 

@@ -6,9 +6,8 @@
 namespace sy::ops {
 
 void define_op(OpRegistry& r, OpCode code, int min_args, int max_args, NamedRelation rel) {
-  // The registry is still being built here, so take the name from it directly (op_name() would
-  // recurse into OpRegistry::global()).
-  std::string name = r.get(code).name;
+  // The registry is still being filled here (get() would refuse it), so take the name alone.
+  std::string name = r.name(code);
   r.set_signature(code, min_args, max_args,
                   [name, min_args, max_args, rel = std::move(rel)](const TypeList& args, const ir::Attrs& attrs) {
                     int n = static_cast<int>(args.size());

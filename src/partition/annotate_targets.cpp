@@ -1,4 +1,5 @@
 // Pass: annotate targets.
+#include "ops/op.h"
 #include "support/numbered.h"
 #include "partition/annotate_targets.h"
 

@@ -2,6 +2,7 @@
 // a node claimed by a composite is no longer visible to later patterns.
 #include "partition/merge_composites.h"
 
+#include "ops/op.h"
 #include "partition/region_util.h"
 
 namespace sy::partition {

@@ -1,8 +1,9 @@
 // Helpers shared by the partition passes.
 #include "partition/region_util.h"
 
-#include "api/analysis.h"
 #include "ir/visitor.h"
+#include "ops/flops.h"
+#include "ops/op.h"
 
 namespace sy::partition {
 
@@ -39,7 +40,7 @@ OpCount count_ops(const ir::Expr& root) {
     auto* c = e->as<ir::CallNode>();
     if (!c || !c->is_op()) continue;
     ++n.ops;
-    n.flops += api::op_flops(*c);
+    n.flops += ops::op_flops(*c);
     n.names.push_back(ops::op_name(c->op));
   }
   return n;

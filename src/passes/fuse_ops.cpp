@@ -1,6 +1,8 @@
 // Pass: fuse ops.
-#include "support/numbered.h"
 #include "passes/fuse_ops.h"
+
+#include "ops/op.h"
+#include "support/numbered.h"
 
 #include <algorithm>
 #include <unordered_map>

@@ -4,6 +4,7 @@
 
 #include "ir/visitor.h"
 #include "ops/attrs.h"
+#include "ops/op.h"
 
 namespace sy::passes {
 

@@ -29,7 +29,7 @@ std::string expr_desc(const ir::Expr& e) {
     case ir::ExprKind::Function: return "a function";
     case ir::ExprKind::Call: {
       auto* c = e->as<ir::CallNode>();
-      if (c->is_op()) return ops::op_name(c->op);
+      if (c->is_op()) return ir::op_name(c->op);
       if (auto* f = c->callee->as<ir::FunctionNode>()) {
         auto it = f->attrs.find("Composite");
         if (it != f->attrs.end()) return "composite " + it->second;
@@ -66,7 +66,7 @@ std::string match_into(const Pattern& p, const ir::Expr& e, State& s) {
       return "";
     case PatternKind::Op: {
       auto* c = e->as<ir::CallNode>();
-      const std::string& want = ops::op_name(p->op);
+      const std::string& want = ir::op_name(p->op);
       if (!c || !c->is_op() || c->op != p->op) return "expected " + want + ", found " + expr_desc(e);
       if (c->args.size() != p->children.size())
         return want + ": expected " + std::to_string(p->children.size()) + " arguments, found " +
@@ -118,7 +118,7 @@ Pattern wildcard() { return make(PatternKind::Wildcard); }
 Pattern constant() { return make(PatternKind::Constant); }
 Pattern var() { return make(PatternKind::Var); }
 
-Pattern op(ops::OpCode code, std::vector<Pattern> args, CallCheck check) {
+Pattern op(ir::OpCode code, std::vector<Pattern> args, CallCheck check) {
   auto p = std::make_shared<PatternNode>();
   p->kind = PatternKind::Op;
   p->op = code;
@@ -155,7 +155,7 @@ std::string pattern_str(const Pattern& p) {
     case PatternKind::Constant: return "const";
     case PatternKind::Var: return "var";
     case PatternKind::Op: {
-      std::string s = ops::op_name(p->op);
+      std::string s = ir::op_name(p->op);
       if (!p->check.desc.empty()) s += "[" + p->check.desc + "]";
       return s + "(" + list(p->children, ", ") + ")";
     }

@@ -30,7 +30,7 @@ struct CallCheck {
 
 struct PatternNode {
   PatternKind kind;
-  ops::OpCode op{};               // Op
+  ir::OpCode op{};               // Op
   std::vector<Pattern> children;  // Op: arguments; Alt: alternatives in order; Tuple: fields
   CallCheck check;                // Op (optional)
 };
@@ -40,7 +40,7 @@ Pattern wildcard();  // any expression
 Pattern constant();  // an ir::Constant
 Pattern var();       // a function parameter (ir::Var)
 // An op call with exactly these arguments (args.size() must equal the call's argument count).
-Pattern op(ops::OpCode code, std::vector<Pattern> args, CallCheck check = {});
+Pattern op(ir::OpCode code, std::vector<Pattern> args, CallCheck check = {});
 // The first alternative that matches wins.
 Pattern alt(std::vector<Pattern> alternatives);
 // `wrap(x)` or `x` alone: alt({wrap(x), x}) (the longer form is tried first).

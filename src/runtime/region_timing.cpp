@@ -6,10 +6,10 @@
 #include <cmath>
 #include <cstdio>
 
-#include "api/inputs.h"
 #include "backends/reference/executor.h"
 #include "partition/inline_regions.h"
 #include "support/error.h"
+#include "support/random_tensor.h"
 #include "target/host.h"
 
 namespace sy::runtime {
@@ -100,7 +100,7 @@ std::unique_ptr<MeasuredRegion> measure(const backends::Backend& backend, const 
   }
   for (size_t i = 0; i < p->plain.main().params.size(); ++i) {
     const ir::Expr& q = p->plain.main().params[i];
-    p->inputs.push_back(api::random_tensor(ir::shape_of(q), ir::dtype_of(q), 1000 + i));
+    p->inputs.push_back(random_tensor(ir::shape_of(q), ir::dtype_of(q), 1000 + i));
   }
   try {
     if (check) {

@@ -6,6 +6,7 @@
 
 #include "ir/type.h"
 #include "ir/visitor.h"
+#include "ops/op.h"
 #include "support/error.h"
 #include "te/schedule.h"
 

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "ir/expr.h"
+#include "ops/op.h"
 #include "target/target.h"
 #include "topi/topi.h"
 

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "ops/attrs.h"
+#include "ops/op.h"
 #include "support/error.h"
 #include "topi/elementwise.h"
 #include "topi/topi.h"

@@ -7,6 +7,7 @@
 #include <numbers>
 
 #include "ops/attrs.h"
+#include "ops/op.h"
 #include "support/error.h"
 #include "topi/elementwise.h"
 #include "topi/topi.h"

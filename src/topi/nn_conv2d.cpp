@@ -15,6 +15,7 @@
 // loop nest.
 #include <algorithm>
 
+#include "ops/op.h"
 #include "tir/functor.h"
 #include "topi/nn_util.h"
 

@@ -6,6 +6,7 @@
 // parameter; see prepack_constants in topi.h); matmul reads its right operand's rows directly.
 #include <algorithm>
 
+#include "ops/op.h"
 #include "topi/nn_util.h"
 
 namespace sy::topi::nn {

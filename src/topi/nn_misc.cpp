@@ -3,6 +3,7 @@
 // All are injective: the default schedule (schedule_injective) applies.
 #include <cmath>
 
+#include "ops/op.h"
 #include "topi/nn_util.h"
 
 namespace sy::topi::nn {

@@ -1,6 +1,7 @@
 // Native computes and schedules of the normalisations: batch norm (inference), layer norm,
 // instance norm, LRN, softmax and log-softmax. Row-wise ops (layer/instance norm, softmax over the
 // last axis) compute their statistics at the row loop of the output: one parallel pass per row.
+#include "ops/op.h"
 #include "topi/nn_util.h"
 
 namespace sy::topi::nn {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "ops/op.h"
 #include "support/numbered.h"
 #include "topi/nn_util.h"
 

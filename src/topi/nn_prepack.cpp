@@ -6,6 +6,7 @@
 
 #include "ir/module.h"
 #include "ir/visitor.h"
+#include "ops/op.h"
 #include "topi/nn_util.h"
 
 namespace sy::topi {

@@ -6,6 +6,7 @@
 
 #include "ir/expr.h"
 #include "ops/attrs.h"
+#include "ops/op.h"
 #include "support/error.h"
 #include "te/schedule.h"
 #include "te/tensor.h"

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "ops/op.h"
 #include "support/numbered.h"
 #include "ops/attrs.h"
 #include "support/error.h"

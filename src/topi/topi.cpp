@@ -1,6 +1,7 @@
 // The op implementation registry and the default injective schedule.
 #include "topi/topi.h"
 
+#include "ops/op.h"
 #include "support/error.h"
 
 namespace sy::topi {

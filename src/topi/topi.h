@@ -14,6 +14,7 @@
 
 #include "ir/expr.h"
 #include "ir/module.h"
+#include "ops/op.h"
 #include "target/target.h"
 #include "te/schedule.h"
 #include "te/tensor.h"

@@ -4,6 +4,7 @@
 // tensors may be negative (counted from the end, as ONNX); an out-of-range index is an error, as
 // in the reference (the kernel returns its fault code; see normalized_index).
 #include "ops/attrs.h"
+#include "ops/op.h"
 #include "support/error.h"
 #include "topi/elementwise.h"
 #include "topi/topi.h"

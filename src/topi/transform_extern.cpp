@@ -2,6 +2,7 @@
 // extern_kernels.cpp (a sequential scan / data-dependent writes in the order the reference
 // applies them, so duplicate indices behave the same).
 #include "ops/attrs.h"
+#include "ops/op.h"
 #include "support/error.h"
 #include "topi/extern_kernels.h"
 #include "topi/topi.h"

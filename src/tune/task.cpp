@@ -3,7 +3,6 @@
 
 #include <unordered_map>
 
-#include "api/analysis.h"
 #include "codegen/c/compiler.h"
 #include "ir/attrs.h"
 #include "ir/structural_equal.h"
@@ -11,6 +10,8 @@
 #include "ir/visitor.h"
 #include "native/compile.h"
 #include "native/plan.h"
+#include "ops/flops.h"
+#include "ops/op.h"
 #include "strategy/strategy.h"
 #include "support/error.h"
 #include "topi/topi.h"
@@ -93,7 +94,7 @@ std::vector<Task> extract_tasks(const ir::Module& m, const target::Target& t) {
     const ir::CallNode* plain_anchor = strategy::anchor_of(*ffn);
     task.description = strategy::describe_group(*pfn);
     task.op = anchor ? ops::op_name(anchor->op) : "";
-    task.flops = plain_anchor ? api::op_flops(*plain_anchor) : 0;
+    task.flops = plain_anchor ? ops::op_flops(*plain_anchor) : 0;
     if (anchor)
       for (const auto& e : strategy::applicable(*anchor, t).entries) task.implementations.push_back(e.impl->name);
     // The one-call module: constants stay (prepacking packs them as in the model), the rest

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ir/module.h"
+#include "ops/op.h"
 #include "target/target.h"
 
 namespace sy::tune {
@@ -19,7 +20,7 @@ struct Task {
   std::string description;  // strategy::describe of its anchor
   std::string op;           // the anchor's op name
   int uses = 0;             // calls per run of the model
-  int64_t flops = 0;        // of one call (the anchor's, api::op_flops)
+  int64_t flops = 0;        // of one call (the anchor's, ops::op_flops)
   // main(inputs...) = call(fused function, inputs and the model's weights as constants): what a
   // candidate is compiled from, and what the reference executor runs for the check.
   ir::Module module;

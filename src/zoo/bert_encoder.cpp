@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "ops/attrs.h"
+#include "ops/op.h"
 #include "zoo/models.h"
 #include "zoo/net_builder.h"
 

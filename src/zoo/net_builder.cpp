@@ -4,8 +4,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "backends/reference/kernels.h"
 #include "ops/attrs.h"
+#include "ops/evaluator.h"
+#include "ops/op.h"
 
 namespace sy::zoo {
 
@@ -36,7 +37,7 @@ Tensor wrap_pad(const Tensor& x, int64_t p) {
 Tensor eval(OpCode op, const ir::Attrs& attrs, const std::vector<Tensor>& values) {
   std::vector<ir::Type> types;
   for (const Tensor& v : values) types.push_back(ir::tensor_type(v.shape(), v.dtype()));
-  return reference::eval_op(op, attrs, values, ops::op_def(op).relation(types, attrs)).at(0);
+  return ops::evaluator().eval(op, attrs, values, ops::op_def(op).relation(types, attrs)).at(0);
 }
 
 }  // namespace

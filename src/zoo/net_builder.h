@@ -5,8 +5,9 @@
 #include <vector>
 
 #include "ir/expr.h"
+#include "ops/op.h"
 #include "support/tensor.h"
-#include "zoo/rng.h"
+#include "support/rng.h"
 
 namespace sy::zoo {
 

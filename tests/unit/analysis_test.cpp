@@ -3,6 +3,7 @@
 
 #include "api/analysis.h"
 #include "ops/attrs.h"
+#include "ops/op.h"
 
 using namespace sy;
 using ops::OpCode;

@@ -2,6 +2,7 @@
 // runs natively (named in a warning); results of the wrong shape are an error naming the region.
 #include <gtest/gtest.h>
 
+#include "ops/op.h"
 #include "target/host.h"
 #include "api/inputs.h"
 #include "backends/reference/executor.h"

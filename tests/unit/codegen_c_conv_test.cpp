@@ -3,6 +3,7 @@
 #include "ir/type.h"
 #include "native_test_util.h"
 #include "ops/attrs.h"
+#include "ops/op.h"
 
 using namespace sy;
 using namespace sy::nativetest;

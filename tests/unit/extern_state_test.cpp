@@ -15,6 +15,7 @@
 #include "backends/reference/executor.h"
 #include "native/compile.h"
 #include "ops/attrs.h"
+#include "ops/op.h"
 #include "strategy/externs.h"
 #include "strategy/strategy.h"
 #include "target/host.h"

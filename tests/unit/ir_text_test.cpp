@@ -18,6 +18,7 @@
 #include "ir/verifier.h"
 #include "ir/visitor.h"
 #include "ops/attrs.h"
+#include "ops/op.h"
 #include "zoo/zoo.h"
 
 using namespace sy;

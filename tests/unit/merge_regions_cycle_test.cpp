@@ -2,6 +2,7 @@
 // graph a region is one node, so a -> (region R) -> b with R fed by a and feeding b is a cycle.
 #include <gtest/gtest.h>
 
+#include "ops/op.h"
 #include "target/host.h"
 #include "api/inputs.h"
 #include "backends/reference/executor.h"

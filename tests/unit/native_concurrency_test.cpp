@@ -8,6 +8,7 @@
 #include "api/inputs.h"
 #include "native/compile.h"
 #include "ops/attrs.h"
+#include "ops/op.h"
 #include "strategy/externs.h"
 #include "strategy/strategy.h"
 #include "support/error.h"

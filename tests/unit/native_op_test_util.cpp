@@ -1,4 +1,5 @@
 // Native test helpers.
+#include "ops/op.h"
 #include "support/numbered.h"
 #include "native_op_test_util.h"
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "ir/expr.h"
+#include "ops/op.h"
 #include "support/tensor.h"
 
 namespace sy::testing {

@@ -12,6 +12,7 @@
 #include "ir/visitor.h"
 #include "onnx/onnx.pb.h"
 #include "ops/attrs.h"
+#include "ops/op.h"
 #include "passes/fold_constants.h"
 
 using namespace sy;

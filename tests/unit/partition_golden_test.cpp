@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "ops/op.h"
 #include "target/host.h"
 #include "backends/reference/executor.h"
 #include "ir/parser.h"

@@ -5,6 +5,7 @@
 
 #include "backends/reference/executor.h"
 #include "ir/visitor.h"
+#include "ops/op.h"
 #include "support/error.h"
 
 namespace sy::testing {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "backends/backend.h"
+#include "ops/op.h"
 
 namespace sy::testing {
 

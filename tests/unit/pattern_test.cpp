@@ -6,6 +6,7 @@
 #include "ir/printer.h"
 #include "ir/visitor.h"
 #include "ops/attrs.h"
+#include "ops/op.h"
 #include "pattern/pattern.h"
 
 namespace sy {

@@ -1,6 +1,7 @@
 // Reference kernels: unary and binary elementwise ops, broadcasting, casts and ONNX corner cases.
 #include <limits>
 
+#include "ops/op.h"
 #include "reference_test_util.h"
 
 using namespace sy;

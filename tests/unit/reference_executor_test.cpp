@@ -1,5 +1,6 @@
 // Reference executor: input checks, graph evaluation, function calls, tuples and errors as Status.
 #include "backends/reference/executor.h"
+#include "ops/op.h"
 #include "reference_test_util.h"
 
 using namespace sy;

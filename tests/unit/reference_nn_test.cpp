@@ -1,6 +1,7 @@
 // Reference kernels: convolution, pooling, matmul/dense and normalisations.
 #include <random>
 
+#include "ops/op.h"
 #include "reference_test_util.h"
 
 using namespace sy;

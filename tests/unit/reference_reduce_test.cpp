@@ -1,6 +1,7 @@
 // Reference kernels: reductions, arg max/min, top-k and cumulative sum.
 #include <limits>
 
+#include "ops/op.h"
 #include "reference_test_util.h"
 
 using namespace sy;

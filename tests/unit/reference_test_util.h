@@ -9,6 +9,7 @@
 #include "backends/reference/kernels.h"
 #include "ir/type.h"
 #include "ops/attrs.h"
+#include "ops/op.h"
 #include "support/tensor.h"
 
 namespace sy::reftest {

@@ -1,4 +1,5 @@
 // Reference kernels: layout transforms, slicing, padding, gathers, scatters and resizing.
+#include "ops/op.h"
 #include "reference_test_util.h"
 
 using namespace sy;

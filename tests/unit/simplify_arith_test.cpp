@@ -7,6 +7,7 @@
 #include "backends/reference/executor.h"
 #include "ir/visitor.h"
 #include "ops/attrs.h"
+#include "ops/op.h"
 #include "passes/simplify_arith.h"
 
 namespace sy {

@@ -5,6 +5,7 @@
 #include "backends/reference/executor.h"
 #include "native/compile.h"
 #include "ops/attrs.h"
+#include "ops/op.h"
 #include "strategy/strategy.h"
 #include "target/host.h"
 #include "topi_test_data.h"

@@ -4,6 +4,7 @@
 
 #include <random>
 
+#include "ops/op.h"
 #include "target/host.h"
 #include "native_op_test_util.h"
 #include "ops/attrs.h"

@@ -4,6 +4,7 @@
 
 #include "native_op_test_util.h"
 #include "ops/attrs.h"
+#include "ops/op.h"
 #include "topi_test_data.h"
 
 using namespace sy;

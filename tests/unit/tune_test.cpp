@@ -11,6 +11,7 @@
 
 #include "native/compile.h"
 #include "ops/attrs.h"
+#include "ops/op.h"
 #include "strategy/strategy.h"
 #include "target/host.h"
 #include "topi_test_data.h"

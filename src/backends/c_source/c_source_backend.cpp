@@ -1,6 +1,7 @@
 // The Backend: what c_source claims (and why it declines the rest), compile and load.
 // This file plus codegen.cpp (the C) and module.cpp (cc + dlopen) is the whole integration.
 #include "backends/c_source/c_source.h"
+#include "ops/op.h"
 
 namespace sy::backends {
 

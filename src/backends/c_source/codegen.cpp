@@ -11,6 +11,7 @@
 
 #include "backends/c_source/c_source.h"
 #include "ops/attrs.h"
+#include "ops/op.h"
 
 namespace sy::backends::c_source {
 

@@ -5,6 +5,7 @@
 #include "backends/onednn/onednn_module.h"
 #include "backends/onednn/onednn_ops.h"
 #include "backends/onednn/onednn_rules.h"
+#include "ops/op.h"
 
 namespace sy::backends {
 

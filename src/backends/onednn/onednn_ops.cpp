@@ -7,6 +7,7 @@
 
 #include "backends/onednn/onednn_plan.h"
 #include "ops/attrs.h"
+#include "ops/op.h"
 
 namespace sy::backends::onednn {
 

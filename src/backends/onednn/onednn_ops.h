@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ir/expr.h"
+#include "ops/op.h"
 
 namespace sy::backends::onednn {
 

@@ -27,6 +27,7 @@
 #include "backends/onednn/onednn_ops.h"
 #include "ir/visitor.h"
 #include "ops/attrs.h"
+#include "ops/op.h"
 
 namespace sy::backends::onednn {
 

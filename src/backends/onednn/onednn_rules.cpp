@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "ops/attrs.h"
+#include "ops/op.h"
 
 namespace sy::backends::onednn {
 

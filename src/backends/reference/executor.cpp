@@ -9,6 +9,7 @@
 
 #include "backends/reference/kernels.h"
 #include "ir/visitor.h"
+#include "ops/op.h"
 
 namespace sy::reference {
 namespace {

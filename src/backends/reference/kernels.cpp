@@ -3,6 +3,7 @@
 #include "backends/reference/kernels.h"
 
 #include "backends/reference/kernels_util.h"
+#include "ops/op.h"
 
 namespace sy::reference {
 
@@ -91,6 +92,21 @@ std::vector<Tensor> eval_op(OpCode op, const ir::Attrs& attrs, const std::vector
   SY_CHECK(n >= def.min_args && (def.max_args < 0 || n <= def.max_args))
       << "eval_op(" << def.name << "): " << n << " arguments";
   return dispatch(op, attrs, args, out_type);
+}
+
+namespace {
+class ReferenceEvaluator final : public ops::Evaluator {
+ public:
+  std::vector<Tensor> eval(OpCode op, const ir::Attrs& attrs, const std::vector<Tensor>& args,
+                           const ir::Type& out_type) const override {
+    return eval_op(op, attrs, args, out_type);
+  }
+};
+}  // namespace
+
+const ops::Evaluator& evaluator() {
+  static const ReferenceEvaluator e;
+  return e;
 }
 
 }  // namespace sy::reference

@@ -6,6 +6,7 @@
 
 #include "ir/attrs.h"
 #include "ir/type.h"
+#include "ops/evaluator.h"
 #include "ops/op.h"
 #include "support/tensor.h"
 
@@ -16,5 +17,8 @@ namespace sy::reference {
 // Throws sy::Error for data-dependent problems (e.g. a gather index out of range).
 std::vector<Tensor> eval_op(ops::OpCode op, const ir::Attrs& attrs, const std::vector<Tensor>& args,
                             const ir::Type& out_type);
+
+// eval_op behind the interface that constant folding and the zoo use (registered at start-up).
+const ops::Evaluator& evaluator();
 
 }  // namespace sy::reference

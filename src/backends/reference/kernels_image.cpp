@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "backends/reference/kernels_util.h"
+#include "ops/op.h"
 
 namespace sy::reference::detail {
 

@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "backends/reference/kernels_util.h"
+#include "ops/op.h"
 
 namespace sy::reference::detail {
 namespace {

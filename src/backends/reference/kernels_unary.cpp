@@ -4,6 +4,7 @@
 #include <numbers>
 
 #include "backends/reference/kernels_util.h"
+#include "ops/op.h"
 
 namespace sy::reference::detail {
 namespace {

@@ -17,6 +17,7 @@
 #include "externs/onednn/onednn_extern_util.h"
 #include "externs/onednn/onednn_externs.h"
 #include "ops/attrs.h"
+#include "ops/op.h"
 #include "strategy/externs.h"
 #include "strategy/strategy.h"
 #include "te/tensor.h"

@@ -8,6 +8,7 @@
 #include "codegen/c/c_generator.h"
 #include "externs/onednn/onednn_extern_util.h"
 #include "externs/onednn/onednn_externs.h"
+#include "ops/op.h"
 #include "strategy/externs.h"
 #include "strategy/strategy.h"
 #include "te/tensor.h"

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "codegen/c/c_generator.h"
+#include "ops/op.h"
 #include "strategy/externs.h"
 #include "strategy/strategy.h"
 #include "te/tensor.h"

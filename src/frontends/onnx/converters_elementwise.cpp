@@ -5,6 +5,7 @@
 
 #include "frontends/onnx/converters.h"
 #include "frontends/onnx/tensor_proto.h"
+#include "ops/op.h"
 
 namespace sy::onnx {
 

@@ -1,6 +1,7 @@
 // Converters of the ONNX loss ops (NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss), composed
 // of gathers, masks and reductions as their ONNX function bodies are.
 #include "frontends/onnx/converters.h"
+#include "ops/op.h"
 
 namespace sy::onnx {
 

@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "frontends/onnx/converters.h"
+#include "ops/op.h"
 
 namespace sy::onnx {
 

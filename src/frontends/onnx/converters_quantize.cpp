@@ -3,6 +3,7 @@
 // integer or exact float64 arithmetic, rounding and clipping.
 #include "frontends/onnx/converters.h"
 #include "frontends/onnx/tensor_proto.h"
+#include "ops/op.h"
 
 namespace sy::onnx {
 

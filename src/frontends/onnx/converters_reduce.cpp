@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "frontends/onnx/converters.h"
+#include "ops/op.h"
 
 namespace sy::onnx {
 

@@ -1,6 +1,7 @@
 // Converters of the ONNX recurrent ops (RNN, GRU, LSTM), unrolled over the static sequence length
 // into dense/elementwise ops, one chain per direction.
 #include "frontends/onnx/converters.h"
+#include "ops/op.h"
 
 namespace sy::onnx {
 

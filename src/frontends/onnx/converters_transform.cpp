@@ -8,6 +8,7 @@
 
 #include "frontends/onnx/converters.h"
 #include "frontends/onnx/tensor_proto.h"
+#include "ops/op.h"
 #include "support/shape_limits.h"
 
 namespace sy::onnx {

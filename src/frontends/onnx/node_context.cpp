@@ -3,6 +3,7 @@
 
 #include "frontends/onnx/tensor_proto.h"
 #include "onnx/onnx.pb.h"
+#include "ops/op.h"
 #include "passes/fold_constants.h"
 #include "support/error.h"
 

@@ -10,6 +10,7 @@
 
 #include "ir/expr.h"
 #include "ops/attrs.h"
+#include "ops/op.h"
 #include "support/tensor.h"
 
 // The protobuf classes stay out of this header: converters compile much faster without them.

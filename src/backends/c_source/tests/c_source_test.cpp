@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <random>
 
+#include "ops/op.h"
 #include "target/host.h"
 #include "backends/backend.h"
 #include "backends/c_source/c_source.h"

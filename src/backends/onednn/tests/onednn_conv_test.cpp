@@ -1,5 +1,6 @@
 // Convolution composites: bias, every fused activation, residual add as a sum post-op (in place and
 // copied), broadcast add as a binary post-op, groups, depthwise, strides, dilation, padding.
+#include "ops/op.h"
 #include "test_util.h"
 
 namespace sy::onednn_test {

@@ -1,5 +1,6 @@
 // Dense and matmul composites: bias, activation, bias/residual adds, rank-3 inputs, batched and
 // broadcast matmul with runtime operands.
+#include "ops/op.h"
 #include "test_util.h"
 
 namespace sy::onednn_test {

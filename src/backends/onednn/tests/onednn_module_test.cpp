@@ -1,5 +1,6 @@
 // The runtime module: multi-output regions, save/load round trip, version checks, determinism,
 // plans per thread count, input validation.
+#include "ops/op.h"
 #include "target/host.h"
 #include "test_util.h"
 

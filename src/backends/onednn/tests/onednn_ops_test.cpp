@@ -3,6 +3,7 @@
 #include "test_util.h"
 
 #include "ir/visitor.h"
+#include "ops/op.h"
 
 namespace sy::onednn_test {
 namespace {

@@ -3,6 +3,7 @@
 #include "test_util.h"
 
 #include "ir/visitor.h"
+#include "ops/op.h"
 #include "pattern/pattern.h"
 
 namespace sy::onednn_test {

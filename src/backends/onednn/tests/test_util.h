@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "ops/op.h"
 #include "target/host.h"
 #include "support/numbered.h"
 #include "backends/backend.h"

@@ -3,7 +3,7 @@
 #pragma once
 #include <cstdint>
 
-namespace sy::zoo {
+namespace sy {
 
 class Rng {
  public:
@@ -21,4 +21,4 @@ class Rng {
   uint64_t state_;
 };
 
-}  // namespace sy::zoo
+}  // namespace sy
