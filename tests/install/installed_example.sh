@@ -10,7 +10,8 @@ cmake --install "$build" --prefix "$work/prefix" >"$work/install.log"
 cmake -S "$src/examples/cpp" -B "$work/example" -G Ninja -DCMAKE_PREFIX_PATH="$work/prefix" >"$work/configure.log"
 cmake --build "$work/example" >"$work/build.log"
 # The installed program, not the build tree's: nothing from the source or build tree is on the path.
-ldd "$work/example/classify" | grep -q "$work/prefix/.*libswitchyard" || {
+# (ldd's output is read whole: with grep -q, ldd could die of SIGPIPE and fail the pipe.)
+grep "$work/prefix/.*libswitchyard" <<<"$(ldd "$work/example/classify")" >/dev/null || {
   echo "classify does not use the installed libswitchyard:"; ldd "$work/example/classify"; exit 1; }
 got=$("$work/example/classify" "$model/model.onnx" "$model/input.npy" onednn)
 echo "$got"

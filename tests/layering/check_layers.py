@@ -4,7 +4,9 @@
 The link check (sy_layer_check_*) catches a layer calling into a layer it does not declare; this
 catches the rest: an include of an undeclared layer's header that uses only its types or inline
 functions, and a cycle among the declared dependencies (CMake accepts cyclic static libraries).
-With --graph it prints the layers, each with the layers it depends on directly.
+It also checks that the command-line program (tools/) includes nothing from src/: it is a user
+of the public API (include/switchyard/) like any other. With --graph it prints the layers, each
+with the layers it depends on directly.
 
 usage: check_layers.py LAYERS_FILE SOURCE_DIR [--graph]
 LAYERS_FILE has one line per layer: NAME;DIR1,DIR2;DEP1,DEP2 (dirs relative to SOURCE_DIR).
@@ -14,6 +16,7 @@ import re
 import sys
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
+ANY_INCLUDE = re.compile(r'^\s*#\s*include\s*["<]([^">]+)[">]')
 
 
 def read_layers(path):
@@ -84,13 +87,26 @@ def main():
                     if target and target not in allowed:
                         problems.append(f"{d}/{f}:{lineno}: layer {name} includes {m.group(1)} of layer "
                                         f"{target}, which it does not depend on")
+    # The CLI: public headers only (quoted or angled), nothing that names a folder of src/.
+    internal = {d for d in os.listdir(os.path.join(root, "src"))}
+    for dirpath, _, names in os.walk(os.path.join(root, "tools")):
+        for f in sorted(names):
+            if not f.endswith((".h", ".cpp")):
+                continue
+            path = os.path.join(dirpath, f)
+            for lineno, line in enumerate(open(path, errors="replace"), 1):
+                m = ANY_INCLUDE.match(line)
+                if m and m.group(1).split("/")[0] in internal:
+                    problems.append(f"{os.path.relpath(path, root)}:{lineno}: the command-line program includes "
+                                    f"{m.group(1)} from src/; it may use include/switchyard/ only")
     if problems:
         print("\n".join(problems))
         sys.exit(f"{len(problems)} include(s) across undeclared layer dependencies")
     if "--graph" in sys.argv:
         for n in layers:
             print(f"{n:14} -> {' '.join(deps[n]) or '(none)'}")
-    print(f"{len(layers)} layers, {files} files: every include is of a declared dependency, no cycle")
+    print(f"{len(layers)} layers, {files} files: every include is of a declared dependency, no cycle; "
+          "tools/ includes the public API only")
 
 
 if __name__ == "__main__":
