@@ -4,6 +4,7 @@
 #include <unordered_set>
 
 #include "ir/visitor.h"
+#include "ops/flops.h"
 #include "ops/attrs.h"
 #include "ops/op.h"
 #include "support/error.h"
@@ -39,7 +40,7 @@ class Analyzer {
         continue;
       }
       const std::string& name = ops::op_name(c->op);
-      int64_t f = op_flops(*c);
+      int64_t f = ops::op_flops(*c);
       st_.op_histogram[name]++;
       st_.num_ops++;
       st_.flops += f;

@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "ir/module.h"
-#include "ops/flops.h"
 
 namespace sy::api {
 
@@ -45,7 +44,6 @@ struct ModelStats {
 // Calls of functions (e.g. partitioned regions) count their bodies once per call.
 ModelStats analyze(const ir::Module& m);
 
-using ops::op_flops;
 
 // The output names as files/labels use them: Module.output_names when it has one per output,
 // else "output0", "output1", ...

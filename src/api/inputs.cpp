@@ -5,6 +5,7 @@
 
 #include "support/error.h"
 #include "support/npy.h"
+#include "support/random_tensor.h"
 
 namespace sy::api {
 

@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "ir/module.h"
-#include "support/random_tensor.h"
 #include "support/tensor.h"
 
 namespace sy::api {
@@ -18,7 +17,6 @@ struct PreparedInput {
   Tensor value;
 };
 
-using sy::random_tensor;  // support/random_tensor.h
 
 // One tensor per @main parameter, in order. `files` maps input names to .npy paths; each file's
 // dtype and shape must match the parameter ("input 'x': x.npy has shape (1, 3, 8, 8), the model

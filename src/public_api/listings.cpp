@@ -24,16 +24,7 @@ std::vector<ZooModel> zoo_models() {
 }
 
 std::vector<std::string> extern_libraries() {
-  // strategy::extern_libraries() is "a, b" (sorted, unique).
-  std::vector<std::string> out;
-  const std::string s = sy::strategy::extern_libraries();
-  for (size_t start = 0; start < s.size();) {
-    size_t comma = s.find(", ", start);
-    out.push_back(s.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-    if (comma == std::string::npos) break;
-    start = comma + 2;
-  }
-  return out;
+  return sy::strategy::extern_library_list();
 }
 
 }  // namespace switchyard

@@ -11,6 +11,7 @@
 #include "ir/visitor.h"
 #include "native/executable.h"
 #include "ops/attrs.h"
+#include "ops/flops.h"
 #include "ops/op.h"
 #include "strategy/strategy.h"
 #include "switchyard/report.h"
@@ -65,7 +66,7 @@ std::string fused_ops(const ir::FunctionNode& fn, std::string& shape, int64_t& f
   for (const ir::Expr& e : ir::post_order(fn.body)) {
     auto* c = e->as<ir::CallNode>();
     if (!c || !c->is_op()) continue;
-    flops += api::op_flops(*c);
+    flops += ops::op_flops(*c);
     if (c == anchor) continue;
     std::string name = ops::op_name(c->op);
     if (std::find(seen.begin(), seen.end(), name) != seen.end()) continue;

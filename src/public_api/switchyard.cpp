@@ -18,6 +18,7 @@
 #include "ir/printer.h"
 #include "runtime/artifact.h"
 #include "support/npy.h"
+#include "support/random_tensor.h"
 #include "support/tensor.h"
 
 namespace switchyard {
@@ -112,7 +113,7 @@ void Tensor::save_npy(const std::string& path) const {
   guarded([&] { sy::npy::write_file(path, Access::get(*this)); });
 }
 Tensor Tensor::random(DType dtype, std::vector<int64_t> shape, uint64_t seed) {
-  return guarded([&] { return Access::wrap(sy::api::random_tensor(shape, to_internal(dtype), seed)); });
+  return guarded([&] { return Access::wrap(sy::random_tensor(shape, to_internal(dtype), seed)); });
 }
 
 Model Model::load(const std::string& path, const LoadOptions& opts) {

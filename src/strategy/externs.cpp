@@ -32,12 +32,16 @@ const StatefulExtern* find_stateful_extern(const std::string& name) {
   return it == stateful().end() ? nullptr : &it->second;
 }
 
-std::string extern_libraries() {
+std::vector<std::string> extern_library_list() {
   std::set<std::string> libs;
   for (const auto& [name, e] : stateful())
     if (!e.library.empty()) libs.insert(e.library);
+  return {libs.begin(), libs.end()};
+}
+
+std::string extern_libraries() {
   std::string out;
-  for (const std::string& l : libs) out += (out.empty() ? "" : ", ") + l;
+  for (const std::string& l : extern_library_list()) out += (out.empty() ? "" : ", ") + l;
   return out;
 }
 

@@ -3,6 +3,7 @@
 // init at load, run per call, destroy), so that nothing in the core names a library.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "codegen/c/module.h"
 #include "switchyard/extern_abi.h"
@@ -22,7 +23,9 @@ struct StatefulExtern {
 void register_stateful_extern(const std::string& name, StatefulExtern e);
 // nullptr when no such extern is registered.
 const StatefulExtern* find_stateful_extern(const std::string& name);
-// "oneDNN 2.7.3, OpenBLAS 0.3.21": the libraries of the registered externs, sorted ("" if none).
+// The libraries of the registered externs, sorted and unique: {"OpenBLAS 0.3.21", "oneDNN 2.7.3"}.
+std::vector<std::string> extern_library_list();
+// The same joined: "OpenBLAS 0.3.21, oneDNN 2.7.3" ("" if none).
 std::string extern_libraries();
 
 // What generated code may call: topi's extern table and every stateful extern's run function.

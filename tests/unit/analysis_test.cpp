@@ -3,6 +3,7 @@
 
 #include "api/analysis.h"
 #include "ops/attrs.h"
+#include "ops/flops.h"
 #include "ops/op.h"
 
 using namespace sy;
@@ -20,7 +21,7 @@ ir::Module module_of(const ir::Expr& param, const ir::Expr& body, std::vector<st
   return m;
 }
 
-int64_t flops_of(const ir::Expr& e) { return api::op_flops(*e->as<ir::CallNode>()); }
+int64_t flops_of(const ir::Expr& e) { return ops::op_flops(*e->as<ir::CallNode>()); }
 
 }  // namespace
 

@@ -10,6 +10,7 @@
 #include "api/load.h"
 #include "api/outputs.h"
 #include "support/npy.h"
+#include "support/random_tensor.h"
 
 using namespace sy;
 
@@ -36,9 +37,9 @@ ir::Module two_input_module() {
 }  // namespace
 
 TEST(ApiInputs, RandomTensorsAreSeededAndInRange) {
-  Tensor f = api::random_tensor({1000}, DType::f32, 3);
-  EXPECT_TRUE(f.bitwise_equal(api::random_tensor({1000}, DType::f32, 3)));
-  EXPECT_FALSE(f.bitwise_equal(api::random_tensor({1000}, DType::f32, 4)));
+  Tensor f = sy::random_tensor({1000}, DType::f32, 3);
+  EXPECT_TRUE(f.bitwise_equal(sy::random_tensor({1000}, DType::f32, 3)));
+  EXPECT_FALSE(f.bitwise_equal(sy::random_tensor({1000}, DType::f32, 4)));
   double lo = 1, hi = -1;
   for (int64_t i = 0; i < f.numel(); ++i) {
     lo = std::min(lo, f.get_as_double(i));
@@ -48,12 +49,12 @@ TEST(ApiInputs, RandomTensorsAreSeededAndInRange) {
   EXPECT_LT(hi, 1.0);
   EXPECT_LT(lo, -0.9);
   EXPECT_GT(hi, 0.9);
-  Tensor ids = api::random_tensor({1000}, DType::i64, 3);
+  Tensor ids = sy::random_tensor({1000}, DType::i64, 3);
   for (int64_t i = 0; i < ids.numel(); ++i) {
     EXPECT_GE(ids.get_as_int(i), 0);
     EXPECT_LT(ids.get_as_int(i), 10);
   }
-  Tensor b = api::random_tensor({100}, DType::boolean, 3);
+  Tensor b = sy::random_tensor({100}, DType::boolean, 3);
   int64_t ones = 0;
   for (int64_t i = 0; i < b.numel(); ++i) ones += b.get_as_int(i);
   EXPECT_GT(ones, 20);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "ops/op.h"
+#include "support/random_tensor.h"
 #include "target/host.h"
 #include "api/inputs.h"
 #include "backends/reference/executor.h"
@@ -46,7 +47,7 @@ TEST(BackendFallback, ARegionItsBackendCannotBuildRunsNatively) {
       << cm.fallbacks[0];
   EXPECT_EQ(cm.modules.count("alpha"), 0u);
   EXPECT_EQ(cm.modules.count("beta"), 1u);
-  Tensor x = api::random_tensor({4, 37}, DType::f32, 7);
+  Tensor x = sy::random_tensor({4, 37}, DType::f32, 7);
   Tensor want = reference::run_module(m, {x}).value().at(0);
   Tensor got = cm.run({x}, 1).at(0);
   ASSERT_EQ(got.shape(), want.shape());
@@ -59,7 +60,7 @@ TEST(BackendFallback, ResultsOfTheWrongShapeAreAnErrorNamingTheRegion) {
   runtime::CompiledModel cm = build_native(model(), alpha, beta);
   EXPECT_TRUE(cm.fallbacks.empty());
   try {
-    cm.run({api::random_tensor({4, 37}, DType::f32, 7)}, 1);
+    cm.run({sy::random_tensor({4, 37}, DType::f32, 7)}, 1);
     FAIL() << "expected an error";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("region @alpha_0 result 0: expected Tensor[(4, 37), float32], got Tensor[(1, 4, 37), float32]"),

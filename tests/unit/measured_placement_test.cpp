@@ -20,6 +20,7 @@
 #include "runtime/compiled_model.h"
 #include "runtime/measured_placement.h"
 #include "partition_test_backends.h"
+#include "support/random_tensor.h"
 #include "target/host.h"
 
 namespace sy {
@@ -73,7 +74,7 @@ ir::Module model() {
   a.padding = {1, 1, 1, 1};
   a.dilation = {1, 1};
   a.groups = 1;
-  ir::Expr w = ir::constant(api::random_tensor({8, 8, 3, 3}, DType::f32, 5));
+  ir::Expr w = ir::constant(sy::random_tensor({8, 8, 3, 3}, DType::f32, 5));
   ir::Expr c = ir::call(OpCode::Relu, {ir::call(OpCode::Conv2d, {x, w}, a)});
   ir::Module m;
   m.functions["main"] = ir::function({x, y}, ir::call(OpCode::Mul, {c, y}));
@@ -130,7 +131,7 @@ TEST(MeasuredPlacement, TheFasterCandidateWinsAndTheReportSaysBothTimes) {
     EXPECT_EQ(with_measurement > 0, !backend_faster);
     EXPECT_EQ(r.report.regions[0].symbol.empty(), !backend_faster);
     // Either way the placed model computes what the original does.
-    std::vector<Tensor> in = {api::random_tensor({1, 8, 10, 10}, DType::f32, 1), api::random_tensor({1, 8, 10, 10}, DType::f32, 2)};
+    std::vector<Tensor> in = {sy::random_tensor({1, 8, 10, 10}, DType::f32, 1), sy::random_tensor({1, 8, 10, 10}, DType::f32, 2)};
     runtime::CompiledModel cm = runtime::build_modules(placed, {onednn}, target::host());
     std::vector<Tensor> got = cm.run(in, 0);
     std::vector<Tensor> want = reference::run_module(model(), in).value();
@@ -204,7 +205,7 @@ struct Costs {
 
 void expect_same_values(const ir::Module& placed) {
   std::vector<Tensor> in;
-  for (int i = 0; i < 4; ++i) in.push_back(api::random_tensor({1, 64}, DType::f32, 10 + i));
+  for (int i = 0; i < 4; ++i) in.push_back(sy::random_tensor({1, 64}, DType::f32, 10 + i));
   runtime::CompiledModel cm = runtime::build_modules(placed, {&elem()}, target::host());
   native::CompileOptions no;
   no.target = target::host();

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "ops/op.h"
+#include "support/random_tensor.h"
 #include "target/host.h"
 #include "api/inputs.h"
 #include "backends/reference/executor.h"
@@ -32,7 +33,7 @@ TEST(MergeRegions, ARegionBetweenTwoOthersIsOneNodeOfTheRebuiltGraph) {
   for (const auto& reg : r.report.regions) offloaded += reg.offloaded;
   EXPECT_EQ(offloaded, 3);  // alpha's two regions stay apart; beta's one
   runtime::CompiledModel cm = runtime::build_modules(r.module, {&alpha, &beta}, target::host());
-  Tensor in = api::random_tensor({3, 5}, DType::f32, 3);
+  Tensor in = sy::random_tensor({3, 5}, DType::f32, 3);
   std::vector<Tensor> want = reference::run_module(m, {in}).value(), got = cm.run({in}, 1);
   ASSERT_EQ(got.size(), 2u);
   for (size_t k = 0; k < 2; ++k) EXPECT_TRUE(got[k].bitwise_equal(want[k])) << "output " << k;

@@ -12,6 +12,7 @@
 #include "strategy/externs.h"
 #include "strategy/strategy.h"
 #include "support/error.h"
+#include "support/random_tensor.h"
 #include "zoo/zoo.h"
 
 namespace sy {
@@ -27,7 +28,7 @@ TEST(NativeConcurrency, FourThreadsGiveTheSequentialOutputs) {
   // Different inputs per thread, so that a shared arena would mix answers.
   std::vector<Tensor> inputs, want;
   for (int t = 0; t < kThreads; ++t) {
-    inputs.push_back(api::random_tensor({1, 3, 64, 64}, DType::f32, 100 + static_cast<uint64_t>(t)));
+    inputs.push_back(sy::random_tensor({1, 3, 64, 64}, DType::f32, 100 + static_cast<uint64_t>(t)));
     want.push_back(exe.run({inputs.back()}, 1, nullptr).at(0));
   }
   std::atomic<int> mismatches{0}, errors{0};
@@ -57,7 +58,7 @@ TEST(NativeConcurrency, AFaultInOneRunDoesNotLeakIntoAnother) {
   a.axis = 0;
   m.functions["main"] = ir::function({x, i}, ir::call(ops::OpCode::Gather, {x, i}, a));
   native::Compiled c = native::compile_native(m);
-  Tensor xs = api::random_tensor({8}, DType::f32, 1);
+  Tensor xs = sy::random_tensor({8}, DType::f32, 1);
   Tensor good(DType::i64, {kN}), bad(DType::i64, {kN});
   for (int64_t k = 0; k < kN; ++k) good.data<int64_t>()[k] = bad.data<int64_t>()[k] = k % 8;
   bad.data<int64_t>()[kN / 2] = 50;
@@ -118,7 +119,7 @@ TEST(NativeConcurrency, ExternStatesAreSharedSafely) {
       std::vector<Tensor> in;
       for (const ir::Expr& p : params) {
         const ir::TypeNode& ty = ir::as_tensor(p->type);
-        in.push_back(api::random_tensor(ty.shape, ty.dtype, 200 + static_cast<uint64_t>(t)));
+        in.push_back(sy::random_tensor(ty.shape, ty.dtype, 200 + static_cast<uint64_t>(t)));
       }
       inputs.push_back(in);
       want.push_back(exe.run(in, 1, nullptr).at(0));

@@ -9,6 +9,7 @@
 #include "backends/reference/executor.h"
 #include "ir/structural_equal.h"
 #include "ir/verifier.h"
+#include "support/random_tensor.h"
 #include "zoo/zoo.h"
 
 using namespace sy;
@@ -34,7 +35,7 @@ std::string error_of(const std::string& name, const zoo::ZooOptions& opts = {}) 
 // Largest |value| of a run on random input, after checking every value is finite.
 double run_max_abs(const ir::Module& m) {
   const auto& p = ir::tensor_of(m.main().params[0]);
-  Tensor x = api::random_tensor(p.shape, p.dtype, 1);
+  Tensor x = sy::random_tensor(p.shape, p.dtype, 1);
   auto r = reference::run_module(m, {x});
   EXPECT_TRUE(r.is_ok()) << r.status().message();
   if (!r) return NAN;
