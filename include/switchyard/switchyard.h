@@ -350,8 +350,9 @@ SWITCHYARD_API std::string shape_str(const std::vector<int64_t>& shape);
 // File names (without .npy) for outputs: unsafe characters become '_' ("logits/0:0" ->
 // "logits_0_0"), later duplicates get "_2", "_3", ...
 SWITCHYARD_API std::vector<std::string> output_file_stems(const std::vector<std::string>& names);
-// max |a - b| / max |b| over the float32 outputs of equal size (the check of a compiled model
-// against Model::run_reference); max |a - b| when b is all zero.
+// The worst over the outputs of max |a - b| / max |b| (max |a - b| when b is all zero): the check
+// of a compiled model against Model::run_reference. Infinite when the outputs differ in number,
+// shape or dtype, or when a NaN or infinity of one is not in the other (a NaN is never hidden).
 SWITCHYARD_API double relative_error(const std::vector<Tensor>& a, const std::vector<Tensor>& b);
 
 }  // namespace switchyard

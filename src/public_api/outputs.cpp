@@ -1,11 +1,9 @@
 // Looking at a run's results: timing statistics, output summaries, output file names, the
 // comparison with the reference executor.
-#include <algorithm>
-#include <cmath>
-
 #include "access.h"
 #include "api/latency.h"
 #include "api/outputs.h"
+#include "runtime/region_timing.h"
 #include "switchyard/switchyard.h"
 
 namespace switchyard {
@@ -36,17 +34,7 @@ std::vector<std::string> output_file_stems(const std::vector<std::string>& names
 }
 
 double relative_error(const std::vector<Tensor>& a, const std::vector<Tensor>& b) {
-  double diff = 0, scale = 0;
-  for (size_t k = 0; k < a.size() && k < b.size(); ++k) {
-    if (a[k].dtype() != DType::f32 || b[k].dtype() != DType::f32 || a[k].numel() != b[k].numel()) continue;
-    const float* x = a[k].data_as<float>();
-    const float* y = b[k].data_as<float>();
-    for (int64_t i = 0; i < a[k].numel(); ++i) {
-      diff = std::max(diff, static_cast<double>(std::fabs(x[i] - y[i])));
-      scale = std::max(scale, static_cast<double>(std::fabs(y[i])));
-    }
-  }
-  return scale > 0 ? diff / scale : diff;
+  return guarded([&] { return sy::runtime::relative_error(internal_tensors(a), internal_tensors(b)); });
 }
 
 }  // namespace switchyard
