@@ -233,6 +233,8 @@ int main(int argc, char** argv) {
       conv_case("depthwise3x3 192 28x28", {1, 192, 28, 28}, {192, 1, 3, 3}, 1, 1, 192, true),
       conv_case("depthwise3x3 s2 96 112x112", {1, 96, 112, 112}, {96, 1, 3, 3}, 2, 1, 96, true),
       dense_case("dense 128x768x3072", 128, 768, 3072),
+      dense_case("dense 1x1280x1000 (classifier)", 1, 1280, 1000),
+      dense_case("dense 1x2048x1000 (classifier)", 1, 2048, 1000),
       dense_case("dense 128x3072x768", 128, 3072, 768),
       matmul_case("matmul 128x768 . const 768x3072", {1, 128, 768}, {768, 3072}, true),
       matmul_case("batch matmul 12x128x64x128", {1, 12, 128, 64}, {1, 12, 64, 128}, false),

@@ -151,7 +151,10 @@ void schedule_gemm(GroupSchedule& g, const char* reduction_name, const char* pac
   }
   if (!n_tail) par = out.fuse(par, panel_outer ? mo : no);
   const int64_t par_extent = batch * ((M + tm - 1) / tm) * (n_tail ? 1 : (N + tn - 1) / tn);
-  if (par_extent > 1 && batch * M * N * 64 >= (1 << 16)) out.parallel(par);
+  // Worth a fork and a barrier: 1024 outputs, or a long reduction behind fewer (a classifier's
+  // one-row dense, 1x2048 by 2048x1000, streams a 8 MB weight: it ran no faster on 2 cores).
+  const int64_t K = red->reduce_axes().empty() ? 1 : red->reduce_axes()[0].extent;
+  if (par_extent > 1 && (batch * M * N * 64 >= (1 << 16) || batch * M * N * K >= (1 << 18))) out.parallel(par);
   te::Stage& R = *s.find(red.get());
   R.compute_at(out, n_tail ? no : par);
   // Register tile: k outermost, then rows (unrolled) and column vectors (unrolled, vectorized).

@@ -152,6 +152,57 @@ TEST(Strategy, EveryConvImplementationMatchesReference) {
   }
 }
 
+// A pointwise conv whose input plane spills half of L2 (ResNet-50's 256 channels on 56x56) takes
+// the widest register tile whose pixels divide the plane by default, so that the plane is read in
+// L2-sized chunks; on both ISA families, with the reference's values at 2 threads. The chunked
+// parallel loop also runs the residual epilogue.
+TEST(Strategy, FlatConvOnASpillingPlaneIsReadInChunks) {
+  ir::Module m = conv_block({1, 256, 56, 56}, {64, 256, 1, 1}, conv(1, 0));
+  std::vector<Tensor> inputs{rnd({1, 256, 56, 56}, 31), rnd({1, 64, 56, 56}, 32)};
+  std::vector<Tensor> want = reference::run_module(m, inputs).value();
+  for (const char* t : {"cpu -isa=avx512 -l2=2M -cores=2", "cpu -isa=avx2 -l2=1M -cores=2"}) {
+    native::CompileOptions o;
+    o.target = target::parse(t);
+    native::Compiled nc = native::compile_native(m, o);
+    ASSERT_EQ(nc.choices.size(), 1u);
+    EXPECT_EQ(nc.choices[0].implementation, "conv2d.flat") << t;
+    const std::string& k = nc.choices[0].knobs;
+    EXPECT_NE(k.find("chunk_tiles="), std::string::npos) << t << ": " << k;  // defined only when tiles divide
+    const int64_t lanes = o.target->vector_lanes();
+    const size_t at = k.find("tile_vectors_flat=");
+    ASSERT_NE(at, std::string::npos) << k;
+    EXPECT_EQ(56 * 56 % (std::stoll(k.substr(at + 18)) * lanes), 0) << t << ": " << k;
+    if (!o.target->missing_on(target::host()).empty()) continue;  // cannot run here
+    std::vector<Tensor> got = nc.executable->run(inputs, 2, nullptr);
+    ASSERT_EQ(got.size(), 1u);
+    int bad = 0;
+    for (int64_t i = 0; i < want[0].numel() && bad < 5; ++i) {
+      const double g = got[0].data<float>()[i], w = want[0].data<float>()[i];
+      if (!(std::abs(g - w) <= 1e-4 + 1e-4 * std::abs(w))) {
+        ++bad;
+        ADD_FAILURE() << t << " element " << i << ": native " << g << ", reference " << w;
+      }
+    }
+  }
+}
+
+// A classifier's one-row dense (1x2048 by 2048x1000) has 1000 outputs but 2M products: it is
+// split over the cores (it ran no faster on 2 than on 1), with the reference's values.
+TEST(Strategy, OneRowDenseWithALongReductionRunsInParallel) {
+  ir::Expr x = ir::var("x", ir::tensor_type({1, 2048}, DType::f32));
+  ir::Module m;
+  m.functions["main"] =
+      ir::function({x}, ir::call(OpCode::Dense, {x, ir::constant(rnd({1000, 2048}, 41)), ir::constant(rnd({1000}, 42))}));
+  native::Compiled nc = native::compile_native(m);
+  EXPECT_NE(nc.generated_c.find("#pragma omp parallel for"), std::string::npos);
+  std::vector<Tensor> inputs{rnd({1, 2048}, 43)};
+  std::vector<Tensor> want = reference::run_module(m, inputs).value();
+  std::vector<Tensor> got = nc.executable->run(inputs, 2, nullptr);
+  ASSERT_EQ(got.size(), 1u);
+  for (int64_t i = 0; i < want[0].numel(); ++i)
+    ASSERT_NEAR(got[0].data<float>()[i], want[0].data<float>()[i], 1e-4 + 1e-4 * std::abs(want[0].data<float>()[i])) << i;
+}
+
 TEST(Strategy, ChoicesAreReportedPerKernel) {
   ir::Module m = conv_block({1, 24, 28, 28}, {40, 24, 1, 1}, conv(1, 0));
   native::Compiled nc = native::compile_native(m);
