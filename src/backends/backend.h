@@ -14,6 +14,7 @@
 #include "pattern/pattern.h"
 #include "support/tensor.h"
 #include "target/target.h"
+#include "tir/stmt.h"
 
 namespace sy::backends {
 
@@ -63,6 +64,22 @@ class RuntimeModule {
   virtual std::string save() const = 0;
 };
 
+// A target hook (TVM's RelayToTIR): a backend that has one does not compile its regions into a
+// runtime module; each region is lowered by the hook into a loop-IR kernel that joins the native
+// kernels. It is planned with them (its buffers are in the native arena), built into the same
+// library by the same code generator and saved in the artifact like them, so loading needs no
+// backend at all. The region arrives with its weights lifted to parameters; the call passes them
+// as model constants, which a stateful extern call in the kernel sees at init
+// (include/switchyard/extern_abi.h).
+class LoweringHook {
+ public:
+  virtual ~LoweringHook() = default;
+  // fn: the region (Compiler=<backend>; its composite calls and op calls); name: the kernel's
+  // symbol. The kernel's parameters are fn's, then one output per result tensor (as
+  // native::lower_function's). Throws sy::Error for a region it cannot lower.
+  virtual tir::PrimFunc lower(const ir::FunctionNode& fn, const std::string& name, const target::Target& target) const = 0;
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -82,6 +99,9 @@ class Backend {
                                                  const target::Target& target) const = 0;
   virtual std::unique_ptr<RuntimeModule> load(const std::string& bytes,
                                               const std::vector<ExternFunction>& fns) const = 0;
+  // Non-null for a backend whose regions join the native kernels through a target hook; its
+  // compile() and load() are then not called by the compile pipeline.
+  virtual const LoweringHook* lowering_hook() const { return nullptr; }
 };
 
 class BackendRegistry {

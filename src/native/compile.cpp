@@ -122,7 +122,7 @@ Compiled compile_once(const ir::Module& m, const CompileOptions& opts, const std
   };
   Compiled out;
   auto t0 = std::chrono::steady_clock::now();
-  out.fused = fuse_for_native(m);
+  out.fused = take_hooked_regions(fuse_for_native(m), opts.lowering_hooks);
   Plan plan;
   std::vector<tir::PrimFunc> funcs;
   const target::Target tgt = opts.target ? *opts.target : target::host();
@@ -156,6 +156,21 @@ Compiled compile_once(const ir::Module& m, const CompileOptions& opts, const std
       if (fn->attrs.count(kFallbackAttr)) continue;
       say("lowering kernel " + std::to_string(k + 1) + "/" + std::to_string(plan.kernels.size()) + " (" +
           plan.kernel_names[k] + ")");
+      if (auto by = fn->attrs.find(kLoweredByAttr); by != fn->attrs.end()) {
+        // A region a target hook lowers: the hook's kernel, no strategy.
+        try {
+          auto hook = opts.lowering_hooks.find(by->second);
+          if (hook == opts.lowering_hooks.end())
+            throw Error("kernel " + plan.kernel_names[k] + " is a region of " + by->second +
+                        ", whose lowering hook this compile does not have (add it to the backends)");
+          funcs.push_back(hook->second(*fn, plan.kernel_names[k], tgt));
+          out.choices[k].implementation = by->second;
+          out.choices[k].why = "lowered by the " + by->second + " target hook";
+        } catch (const Error& e) {
+          failed[k] = by->second + " lowering hook: " + e.what();
+        }
+        continue;
+      }
       auto lower_with = [&](const std::optional<strategy::Choice>& c) {
         ir::Expr chosen = c ? strategy::with_choice(*fn, *c) : plan.kernels[k];
         te::Knobs knobs;

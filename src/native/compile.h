@@ -2,12 +2,14 @@
 // kernel, generate C, compile (cached by content hash), load.
 #pragma once
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
 
 #include "ir/module.h"
 #include "native/executable.h"
+#include "native/hooked_regions.h"
 #include "strategy/strategy.h"
 #include "target/target.h"
 
@@ -23,6 +25,10 @@ struct CompileOptions {
   // kernel's function as planned (weights in their packed types). Null, or nullopt from it: the
   // strategy's order.
   strategy::Chooser chooser;
+  // Target hooks by backend name: the regions of these backends (external functions with
+  // Compiler=<name>) are lowered by their hook into kernels of this library instead of being run
+  // by a runtime module (see hooked_regions.h).
+  std::map<std::string, LoweringHookFn> lowering_hooks;
 };
 
 struct Compiled {

@@ -3,6 +3,8 @@
 #include "support/numbered.h"
 #include "native/plan.h"
 
+#include "native/hooked_regions.h"
+
 #include "strategy/strategy.h"
 
 #include <algorithm>
@@ -163,8 +165,10 @@ class Planner {
       if (ir::structural_equal(p_.kernels[static_cast<size_t>(k)], fn)) return k;
     int k = static_cast<int>(p_.kernels.size());
     p_.kernels.push_back(fn);
-    const ir::CallNode* anchor = strategy::anchor_of(*fn->as<ir::FunctionNode>());
-    std::string op = anchor ? ops::op_name(anchor->op) : "fn";
+    const auto* f = fn->as<ir::FunctionNode>();
+    const ir::CallNode* anchor = strategy::anchor_of(*f);
+    auto hooked = f->attrs.find(kLoweredByAttr);  // a region a target hook lowers: by its backend
+    std::string op = hooked != f->attrs.end() ? hooked->second : anchor ? ops::op_name(anchor->op) : "fn";
     std::replace(op.begin(), op.end(), '.', '_');
     p_.kernel_names.push_back(numbered("k", static_cast<int64_t>(k)) + "_" + op);
     by_hash_[h].push_back(k);

@@ -4,6 +4,8 @@
 #include <sstream>
 
 #include "access.h"
+#include "ir/visitor.h"
+#include "native/hooked_regions.h"
 #include "strategy/strategy.h"
 
 namespace switchyard {
@@ -19,8 +21,18 @@ std::string kernel_choices_text(const sy::native::Plan& p, const std::vector<sy:
   os << "native kernels: implementation chosen per kernel (order without records: priority, then name)\n";
   for (size_t k = 0; k < p.kernels.size(); ++k) {
     const auto* fn = p.kernels[k]->as<ir::FunctionNode>();
-    const ir::CallNode* anchor = strategy::anchor_of(*fn);
     const strategy::Choice& ch = choices.at(k);
+    if (auto by = fn->attrs.find(native::kLoweredByAttr); by != fn->attrs.end()) {
+      // A region a target hook lowered: its composites, and no strategy.
+      os << p.kernel_names[k] << " x" << uses[k] << "  region of " << by->second << ":";
+      for (const ir::Expr& e : ir::post_order(fn->body))
+        if (auto* c = e->as<ir::CallNode>(); c && c->callee)
+          if (auto* comp = c->callee->as<ir::FunctionNode>(); comp && comp->attrs.count("Composite"))
+            os << " " << comp->attrs.at("Composite");
+      os << "\n  " << (ch.implementation.empty() ? "reference kernels: " + fn->attrs.at(native::kFallbackAttr) : ch.why) << "\n";
+      continue;
+    }
+    const ir::CallNode* anchor = strategy::anchor_of(*fn);
     os << p.kernel_names[k] << " x" << uses[k] << "  " << strategy::describe_group(*fn) << "\n";
     if (ch.implementation.empty()) {
       auto fb = fn->attrs.find(native::kFallbackAttr);

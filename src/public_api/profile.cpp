@@ -21,6 +21,17 @@ namespace {
 
 // The class of a kernel by its anchor, as schedules differ: the conv paths (stem, pointwise,
 // depthwise, other grouped, spatial), GEMMs (dense, matmul, batch matmul) and the rest.
+// The op a kernel is classed and described by: the strategy's anchor, or for a region a target
+// hook lowered (its ops are inside composites), its strongest op there.
+const ir::CallNode* profile_anchor(const ir::FunctionNode& fn) {
+  if (const ir::CallNode* a = strategy::anchor_of(fn)) return a;
+  for (const ir::Expr& e : ir::post_order(fn.body, /*into_functions=*/true))
+    if (auto* c = e->as<ir::CallNode>(); c && c->is_op() && ops::op_flops(*c) > 0 &&
+                                          ops::op_def(c->op).kind == ops::OpKind::OutEWiseFusable)
+      return c;
+  return nullptr;
+}
+
 std::string kernel_class(const ir::CallNode* anchor) {
   if (!anchor) return "other";
   if (anchor->op == ops::OpCode::Conv2d) {
@@ -58,12 +69,12 @@ std::string signature(const ir::CallNode& c) {
 
 // "nn.conv2d+add+clip": the anchor, then the other ops in order (repeats once).
 std::string fused_ops(const ir::FunctionNode& fn, std::string& shape, int64_t& flops) {
-  const ir::CallNode* anchor = strategy::anchor_of(fn);
+  const ir::CallNode* anchor = profile_anchor(fn);
   std::string s = anchor ? ops::op_name(anchor->op) : "";
   if (anchor) shape = signature(*anchor);
   flops = 0;
   std::vector<std::string> seen;
-  for (const ir::Expr& e : ir::post_order(fn.body)) {
+  for (const ir::Expr& e : ir::post_order(fn.body, /*into_functions=*/true)) {
     auto* c = e->as<ir::CallNode>();
     if (!c || !c->is_op()) continue;
     flops += ops::op_flops(*c);
@@ -111,7 +122,7 @@ Profile profile(const Compiled& compiled, const std::vector<Tensor>& inputs, int
         } else {
           const auto& fn = *plan.kernels[static_cast<size_t>(c.function)]->as<sy::ir::FunctionNode>();
           r.ops = sy::public_api::fused_ops(fn, r.shape, per_call);
-          r.kind = sy::public_api::kernel_class(sy::strategy::anchor_of(fn));
+          r.kind = sy::public_api::kernel_class(sy::public_api::profile_anchor(fn));
           if (c.fallback) r.ops += " (reference fallback)";
         }
       }

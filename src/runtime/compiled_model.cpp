@@ -23,6 +23,16 @@ const backends::Backend& find_backend(const std::string& name, const std::vector
 
 }  // namespace
 
+std::map<std::string, native::LoweringHookFn> lowering_hooks(const std::vector<const backends::Backend*>& backends) {
+  std::map<std::string, native::LoweringHookFn> hooks;
+  for (const backends::Backend* b : backends)
+    if (const backends::LoweringHook* h = b->lowering_hook())
+      hooks[b->name()] = [h](const ir::FunctionNode& fn, const std::string& name, const target::Target& t) {
+        return h->lower(fn, name, t);
+      };
+  return hooks;
+}
+
 CompiledModel build_modules(const ir::Module& partitioned, const std::vector<const backends::Backend*>& available,
                             const target::Target& target) {
   CompiledModel cm;
@@ -30,6 +40,7 @@ CompiledModel build_modules(const ir::Module& partitioned, const std::vector<con
   std::set<std::string> failed;
   for (auto& [backend, fns] : partition::extern_functions(partitioned)) {
     const backends::Backend& b = find_backend(backend, available);
+    if (b.lowering_hook()) continue;  // its regions join the native kernels (native::compile_native)
     try {
       cm.modules[backend] = b.compile(fns, target);
     } catch (const std::exception& all) {  // sy::Error, or the library's own (dnnl::error)

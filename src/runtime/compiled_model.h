@@ -10,6 +10,7 @@
 #include "backends/backend.h"
 #include "ir/module.h"
 #include "native/executable.h"
+#include "native/hooked_regions.h"
 #include "support/tensor.h"
 #include "target/target.h"
 
@@ -30,10 +31,14 @@ struct CompiledModel {
   std::vector<Tensor> run(const std::vector<Tensor>& inputs, int threads, native::CallTimes* times = nullptr) const;
 };
 
+// The target hooks of those backends that have one, by name (native::CompileOptions::lowering_hooks).
+std::map<std::string, native::LoweringHookFn> lowering_hooks(const std::vector<const backends::Backend*>& backends);
+
 // Compiles every external function of a partitioned module with its backend (looked up by the
 // function's Compiler attribute among `available`); throws sy::Error if one is missing. A claim
 // never turns into an error: a function its backend fails to build is inlined back into @main
-// (so it runs natively) and noted in `fallbacks`.
+// (so it runs natively) and noted in `fallbacks`. A backend with a lowering hook builds no module:
+// its functions stay for native::compile_native to lower with the hook.
 // `target` is what generated code is built for (recorded in the model and its artifact).
 CompiledModel build_modules(const ir::Module& partitioned, const std::vector<const backends::Backend*>& available,
                             const target::Target& target);

@@ -8,6 +8,7 @@
 
 #include "backends/reference/executor.h"
 #include "partition/inline_regions.h"
+#include "runtime/compiled_model.h"
 #include "support/error.h"
 #include "support/random_tensor.h"
 #include "target/host.h"
@@ -25,6 +26,41 @@ bool float_params_only(const ir::Module& m) {
 double median_ms(std::vector<double> t) {
   std::sort(t.begin(), t.end());
   return t.empty() ? 0 : t[t.size() / 2];
+}
+
+// A backend with a lowering hook builds no runtime module: its side of the region is the region
+// lowered by the hook into a native kernel, run as one (what compile_native makes of it in the
+// model, planned buffers included).
+class HookedRegion : public backends::RuntimeModule {
+ public:
+  HookedRegion(std::shared_ptr<native::Executable> exe, int threads) : exe_(std::move(exe)), threads_(threads) {}
+  std::vector<Tensor> run(const std::string&, const std::vector<Tensor>& inputs) override {
+    return exe_->run(inputs, threads_, nullptr);
+  }
+  std::string save() const override { return ""; }
+
+ private:
+  std::shared_ptr<native::Executable> exe_;
+  int threads_;
+};
+
+std::unique_ptr<backends::RuntimeModule> build_region(const backends::Backend& backend, const backends::ExternFunction& f,
+                                                      const PlacementOptions& opts) {
+  if (!backend.lowering_hook()) return backend.compile({f}, opts.native.target.value_or(target::host()));
+  ir::Module m;
+  m.functions[f.symbol] = f.function;
+  const auto* fn = f.function->as<ir::FunctionNode>();
+  std::vector<ir::Expr> params, args;
+  for (const ir::Expr& p : fn->params) {
+    params.push_back(ir::var(p->as<ir::VarNode>()->name, p->type));
+    args.push_back(params.back());
+  }
+  m.functions["main"] = ir::function(params, ir::call_function(ir::global_var(f.symbol, f.function->type), args));
+  native::CompileOptions no = opts.native;
+  no.lowering_hooks = lowering_hooks({&backend});
+  native::Compiled nc = native::compile_native(m, no);
+  if (!nc.fallbacks.empty()) throw Error(nc.fallbacks[0].second);
+  return std::make_unique<HookedRegion>(nc.executable, opts.threads);
 }
 
 }  // namespace
@@ -115,7 +151,7 @@ std::unique_ptr<MeasuredRegion> measure(const backends::Backend& backend, const 
     return p;
   }
   try {
-    p->mod = backend.compile({f}, opts.native.target.value_or(target::host()));
+    p->mod = build_region(backend, f, opts);
     std::vector<Tensor> got = p->mod->run(f.symbol, p->inputs);
     if (check) p->backend_error = relative_error(got, p->want);
   } catch (const std::exception& e) {

@@ -39,7 +39,9 @@ class Prepacker : public ir::ExprMutator {
                         ir::Expr callee) override {
     auto* fn = callee ? callee->as<ir::FunctionNode>() : nullptr;
     auto prim = fn ? fn->attrs.find("Primitive") : ir::FuncAttrs::const_iterator();
-    if (!fn || prim == fn->attrs.end() || prim->second != "1" || fn->attrs.count("Fallback"))
+    // Not the kernels of a target hook (LoweredBy, native/hooked_regions.h): their weights are
+    // the hook's, in the layout it reads.
+    if (!fn || prim == fn->attrs.end() || prim->second != "1" || fn->attrs.count("Fallback") || fn->attrs.count("LoweredBy"))
       return ir::ExprMutator::rewrite_call(orig, c, std::move(args), std::move(callee));
     const ir::CallNode* anchor = weight_anchor(*fn);
     size_t p = fn->params.size();

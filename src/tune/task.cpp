@@ -88,6 +88,7 @@ std::vector<Task> extract_tasks(const ir::Module& m, const target::Target& t) {
     made[k] = true;
     const auto* pfn = plan.kernels[k]->as<ir::FunctionNode>();
     const auto* ffn = fcalls[i]->callee->as<ir::FunctionNode>();
+    if (pfn->attrs.count(native::kLoweredByAttr)) continue;  // a target hook's kernel: nothing to tune
     task.key = workload_key(*pfn);
     task.planned = plan.kernels[k];
     const ir::CallNode* anchor = strategy::anchor_of(*pfn);
@@ -112,7 +113,8 @@ std::vector<Task> extract_tasks(const ir::Module& m, const target::Target& t) {
   }
   std::vector<Task> out;
   for (size_t k = 0; k < tasks.size(); ++k)
-    if (made[k] && !tasks[k].implementations.empty() && !plan.kernels[k]->as<ir::FunctionNode>()->attrs.count(native::kFallbackAttr))
+    if (made[k] && !tasks[k].implementations.empty() && !plan.kernels[k]->as<ir::FunctionNode>()->attrs.count(native::kFallbackAttr) &&
+        !plan.kernels[k]->as<ir::FunctionNode>()->attrs.count(native::kLoweredByAttr))
       out.push_back(std::move(tasks[k]));
   return out;
 }

@@ -134,8 +134,11 @@ sy::Result<std::vector<Tensor>> run_native(const sy::ir::Module& m, const std::v
     }
     sy::partition::PartitionOptions opts{{g_backend}, {}, {}, ""};
     sy::runtime::CompiledModel cm = sy::runtime::build_modules(sy::partition::partition_module(m, opts).module, {g_backend}, sy::target::host());
+    sy::native::CompileOptions no;
+    no.lowering_hooks = sy::runtime::lowering_hooks({g_backend});  // a backend with a target hook
+    sy::native::Compiled c = sy::native::compile_native(cm.module, no);
     g_offloaded = !cm.modules.empty();
-    sy::native::Compiled c = sy::native::compile_native(cm.module);
+    for (const sy::strategy::Choice& ch : c.choices) g_offloaded |= ch.implementation == g_backend->name();
     cm.module = c.fused;
     cm.native = c.executable;
     return cm.run(args, 1);
