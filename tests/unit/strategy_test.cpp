@@ -93,6 +93,19 @@ TEST(Strategy, EqualPrioritiesAreOrderedByName) {
   EXPECT_ANY_THROW(strategy::register_implementation(OpCode::Softmax, copy_of("a.softmax")));
 }
 
+// One float output within 1e-4 (absolute and relative) of the reference's; at most 5 failures said.
+void expect_close(const std::vector<Tensor>& got, const std::vector<Tensor>& want, const std::string& what) {
+  ASSERT_EQ(got.size(), 1u) << what;
+  int bad = 0;
+  for (int64_t i = 0; i < want[0].numel() && bad < 5; ++i) {
+    const double g = got[0].data<float>()[i], w = want[0].data<float>()[i];
+    if (!(std::abs(g - w) <= 1e-4 + 1e-4 * std::abs(w))) {
+      ++bad;
+      ADD_FAILURE() << what << " element " << i << ": native " << g << ", reference " << w;
+    }
+  }
+}
+
 // Forces each applicable implementation of the model's conv on the native path and compares with
 // the reference executor on the unfused model.
 void expect_every_conv_implementation_matches(const ir::Module& m, const std::vector<Tensor>& inputs) {
@@ -112,16 +125,7 @@ void expect_every_conv_implementation_matches(const ir::Module& m, const std::ve
     bool used = false;
     for (const strategy::Choice& c : nc.choices) used |= c.implementation == name;
     EXPECT_TRUE(used) << name << " was not used";
-    std::vector<Tensor> got = nc.executable->run(inputs, 0, nullptr);
-    ASSERT_EQ(got.size(), 1u);
-    int bad = 0;
-    for (int64_t i = 0; i < want[0].numel() && bad < 5; ++i) {
-      const double g = got[0].data<float>()[i], w = want[0].data<float>()[i];
-      if (!(std::abs(g - w) <= 1e-4 + 1e-4 * std::abs(w))) {
-        ++bad;
-        ADD_FAILURE() << name << " element " << i << ": native " << g << ", reference " << w;
-      }
-    }
+    expect_close(nc.executable->run(inputs, 0, nullptr), want, name);
   }
 }
 
@@ -173,16 +177,7 @@ TEST(Strategy, FlatConvOnASpillingPlaneIsReadInChunks) {
     ASSERT_NE(at, std::string::npos) << k;
     EXPECT_EQ(56 * 56 % (std::stoll(k.substr(at + 18)) * lanes), 0) << t << ": " << k;
     if (!o.target->missing_on(target::host()).empty()) continue;  // cannot run here
-    std::vector<Tensor> got = nc.executable->run(inputs, 2, nullptr);
-    ASSERT_EQ(got.size(), 1u);
-    int bad = 0;
-    for (int64_t i = 0; i < want[0].numel() && bad < 5; ++i) {
-      const double g = got[0].data<float>()[i], w = want[0].data<float>()[i];
-      if (!(std::abs(g - w) <= 1e-4 + 1e-4 * std::abs(w))) {
-        ++bad;
-        ADD_FAILURE() << t << " element " << i << ": native " << g << ", reference " << w;
-      }
-    }
+    expect_close(nc.executable->run(inputs, 2, nullptr), want, t);
   }
 }
 
@@ -197,10 +192,7 @@ TEST(Strategy, OneRowDenseWithALongReductionRunsInParallel) {
   EXPECT_NE(nc.generated_c.find("#pragma omp parallel for"), std::string::npos);
   std::vector<Tensor> inputs{rnd({1, 2048}, 43)};
   std::vector<Tensor> want = reference::run_module(m, inputs).value();
-  std::vector<Tensor> got = nc.executable->run(inputs, 2, nullptr);
-  ASSERT_EQ(got.size(), 1u);
-  for (int64_t i = 0; i < want[0].numel(); ++i)
-    ASSERT_NEAR(got[0].data<float>()[i], want[0].data<float>()[i], 1e-4 + 1e-4 * std::abs(want[0].data<float>()[i])) << i;
+  expect_close(nc.executable->run(inputs, 2, nullptr), want, "one-row dense");
 }
 
 TEST(Strategy, ChoicesAreReportedPerKernel) {
