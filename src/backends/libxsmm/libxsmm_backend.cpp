@@ -3,7 +3,10 @@
 // hook turns each region into a loop-IR kernel whose GEMMs are calls of sy_libxsmm_gemm (a
 // stateful extern: libxsmm's JIT kernels dispatched once at load, the weight packed once), so
 // the region is memory-planned with the native kernels and lands in the same library.
+#include <cmath>
 #include <memory>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "backends/backend.h"
 #include "backends/libxsmm/libxsmm_gemm.h"
@@ -89,6 +92,65 @@ std::string check_gemm(const Match& m) {
   return "";
 }
 
+bool scalar(const ir::Expr& e, float* v) {
+  auto* k = e->as<ir::ConstantNode>();
+  if (!k || k->value.numel() != 1 || k->value.dtype() != DType::f32) return false;
+  *v = k->value.data<float>()[0];
+  return true;
+}
+
+bool is_gemm_composite(const ir::Expr& e, bool without_activation) {
+  auto* c = e->as<ir::CallNode>();
+  auto* f = c && c->callee ? c->callee->as<ir::FunctionNode>() : nullptr;
+  auto name = f ? f->attrs.find("Composite") : ir::FuncAttrs::const_iterator();
+  if (!f || name == f->attrs.end() || name->second.rfind("libxsmm.gemm", 0) != 0) return false;
+  return !without_activation || name->second.find("_act") == std::string::npos;
+}
+
+// GELU as ONNX exports of PyTorch spell it, x * (erf(x / sqrt 2) + 1) * 0.5, in its operand orders.
+Pattern gelu_erf_pattern() {
+  Pattern x = wildcard();
+  Pattern e = op(OpCode::Erf, {op(OpCode::Div, {x, constant()})});
+  Pattern inner = alt({op(OpCode::Add, {e, constant()}), op(OpCode::Add, {constant(), e})});
+  Pattern m1 = alt({op(OpCode::Mul, {x, inner}), op(OpCode::Mul, {inner, x})});
+  Pattern half_x = alt({op(OpCode::Mul, {x, constant()}), op(OpCode::Mul, {constant(), x})});
+  return alt({op(OpCode::Mul, {m1, constant()}), op(OpCode::Mul, {constant(), m1}), op(OpCode::Mul, {half_x, inner}),
+              op(OpCode::Mul, {inner, half_x})});
+}
+
+// The chain's constants, one value throughout, and that value a GEMM composite's without an
+// activation (the GEMM rules run first): the hook fuses the GELU into that GEMM's epilogue.
+std::string check_gelu_erf(const Match& m) {
+  const ir::CallNode* div = nullptr;
+  for (const ir::Expr& n : m.nodes)
+    if (auto* d = as_op(n, OpCode::Div)) div = d;
+  if (!div) return "libxsmm gelu: no division";
+  const ir::Expr& x = div->args[0];
+  float v;
+  if (!scalar(div->args[1], &v) || std::abs(v - 1.41421356f) > 1e-5f) return "libxsmm gelu: the divisor is not sqrt(2)";
+  int halves = 0;
+  for (const ir::Expr& n : m.nodes) {
+    auto* c = n->as<ir::CallNode>();
+    if (!c || !c->is_op() || (c->op != OpCode::Add && c->op != OpCode::Mul)) continue;
+    for (const ir::Expr& a : c->args) {
+      if (a->kind != ir::ExprKind::Constant) {
+        if (a->kind != ir::ExprKind::Call && a != x) return "libxsmm gelu: reads a value other than the erf's input";
+        if (a->kind == ir::ExprKind::Call && a != x && !as_op(a, OpCode::Add) && !as_op(a, OpCode::Mul) && !as_op(a, OpCode::Erf))
+          return "libxsmm gelu: reads a value other than the erf's input";
+        continue;
+      }
+      if (!scalar(a, &v)) return "libxsmm gelu: a constant that is not a scalar";
+      if (c->op == OpCode::Add && v != 1.0f) return "libxsmm gelu: erf(..) + c with c != 1";
+      if (c->op == OpCode::Mul && v != 0.5f) return "libxsmm gelu: a factor other than 0.5";
+      halves += c->op == OpCode::Mul;
+    }
+  }
+  if (halves != 1) return "libxsmm gelu: not one factor of 0.5";
+  if (ir::dtype_of(x) != DType::f32) return "libxsmm gelu: float32 only";
+  if (!is_gemm_composite(x, true)) return "libxsmm gelu: only as the epilogue of one of its GEMMs";
+  return "";
+}
+
 std::vector<CompositeRule> gemm_rules() {
   Pattern core = alt({op(OpCode::Dense, {wildcard(), constant(), constant()}), op(OpCode::Dense, {wildcard(), constant()}),
                       op(OpCode::MatMul, {wildcard(), wildcard()})});
@@ -97,7 +159,14 @@ std::vector<CompositeRule> gemm_rules() {
   return {{"libxsmm.gemm_bias_act", act(biased), check_gemm},
           {"libxsmm.gemm_bias", biased, check_gemm},
           {"libxsmm.gemm_act", act(core), check_gemm},
-          {"libxsmm.gemm", core, check_gemm}};
+          {"libxsmm.gemm", core, check_gemm},
+          {"libxsmm.gelu_erf", gelu_erf_pattern(), check_gelu_erf}};
+}
+
+bool is_gelu(const ir::CallNode& c) {
+  auto* f = c.callee ? c.callee->as<ir::FunctionNode>() : nullptr;
+  auto name = f ? f->attrs.find("Composite") : ir::FuncAttrs::const_iterator();
+  return f && name != f->attrs.end() && name->second == "libxsmm.gelu_erf";
 }
 
 // The region's GEMM composites as calls of sy_libxsmm_gemm; anything else in it is refused (the
@@ -112,8 +181,22 @@ class GemmHook : public LoweringHook {
       args.push_back(te::placeholder(t.shape, t.dtype, numbered("p", static_cast<int64_t>(i))));
       value[fn.params[i].get()] = {args.back()};
     }
+    // A GEMM whose only reader is the region's erf-GELU composite (and not a result of the region)
+    // takes the GELU as its epilogue; the GELU's value is then the GEMM's.
+    std::unordered_map<const ir::ExprNode*, std::vector<const ir::CallNode*>> readers;
+    const std::vector<ir::Expr> nodes = ir::post_order(fn.body);
+    for (const ir::Expr& e : nodes)
+      for (const ir::Expr& a : ir::node_inputs(e))
+        if (auto* c = e->as<ir::CallNode>()) readers[a.get()].push_back(c);
+    std::unordered_set<const ir::ExprNode*> results{fn.body.get()};
+    if (auto* t = fn.body->as<ir::TupleNode>())
+      for (const ir::Expr& f : t->fields) results.insert(f.get());
+    auto fused_gelu = [&](const ir::Expr& gemm) {
+      auto it = readers.find(gemm.get());
+      return !results.count(gemm.get()) && it != readers.end() && it->second.size() == 1 && is_gelu(*it->second[0]);
+    };
     int site = 0;
-    for (const ir::Expr& e : ir::post_order(fn.body)) {
+    for (const ir::Expr& e : nodes) {
       if (e->kind == ir::ExprKind::Var) continue;
       if (auto* t = e->as<ir::TupleNode>()) {
         std::vector<te::Tensor> fs;
@@ -127,6 +210,20 @@ class GemmHook : public LoweringHook {
       }
       auto* c = e->as<ir::CallNode>();
       if (!c) continue;  // the composite's function node
+      if (is_gelu(*c)) {
+        const ir::Expr& x = c->args.at(0);
+        const te::Tensor in = value.at(x.get()).at(0);
+        if (fused_gelu(x)) {
+          value[e.get()] = {in};  // computed by the GEMM's epilogue
+          continue;
+        }
+        // Not fusable (the GEMM's value is read elsewhere too): elementwise, as nn.gelu's compute.
+        value[e.get()] = {te::compute(in.shape(), [&](const std::vector<tir::Expr>& i) {
+          tir::Expr v = in(i);
+          return tir::float_imm(0.5) * v * (tir::float_imm(1.0) + tir::call("erf", DType::f32, {v * tir::float_imm(0.70710678118654752)}));
+        }, numbered("gelu", site))};
+        continue;
+      }
       auto* comp = c->callee ? c->callee->as<ir::FunctionNode>() : nullptr;
       auto kind = comp ? comp->attrs.find("Composite") : ir::FuncAttrs::const_iterator();
       if (!comp || kind == comp->attrs.end() || kind->second.rfind("libxsmm.gemm", 0) != 0)
@@ -137,6 +234,7 @@ class GemmHook : public LoweringHook {
       for (size_t i = 0; i < comp->params.size(); ++i) inner[comp->params[i].get()] = value.at(c->args[i].get()).at(0);
       GemmParts p = parts_of(comp->body);
       SY_CHECK(p.gemm) << "libxsmm composite without a GEMM";
+      if (p.act == Epilogue::None && fused_gelu(e)) p.act = Epilogue::GeluErf;
       const bool dense = p.gemm->op == OpCode::Dense;
       std::vector<te::Tensor> in;
       in.reserve(3);
@@ -172,7 +270,7 @@ class LibxsmmBackend : public Backend {
  public:
   std::string name() const override { return "libxsmm"; }
   std::string description() const override {
-    return "libxsmm's JIT small-GEMM kernels for dense/matmul (+bias, relu, gelu), lowered into the native kernels by a target hook";
+    return "libxsmm's JIT small-GEMM kernels for dense/matmul (+bias, relu, gelu, erf-gelu), lowered into the native kernels by a target hook";
   }
   std::vector<CompositeRule> composite_rules() const override { return gemm_rules(); }
   Verdict supports_op(const ir::CallNode& call) const override {

@@ -12,7 +12,6 @@
 #include <libxsmm.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -139,15 +138,52 @@ void* gemm_init(const sy_extern_site* s, char* err, size_t err_size) {
   return nullptr;
 }
 
-inline float activate(float v, Epilogue e) {
+}  // namespace
+}  // namespace sy::backends::libxsmm
+
+// glibc's vector variants of erff and tanhf (libmvec), as the generated kernels use them: the
+// epilogue's loop then runs 16 (AVX-512), 8 (AVX2) or 4 lanes at a time instead of one call per
+// element (a scalar erff per output made a GELU-fused encoder GEMM 20% slower than unfused).
+extern "C" {
+#pragma omp declare simd notinbranch
+float erff(float);
+#pragma omp declare simd notinbranch
+float tanhf(float);
+}
+
+namespace sy::backends::libxsmm {
+namespace {
+
+// row[n] = act(row[n] + bias[n]) (bias may be null), cloned per ISA level and picked at load.
+__attribute__((target_clones("avx512f", "avx2", "default"))) void epilogue(float* row, const float* bias, int64_t n,
+                                                                            Epilogue e) {
   switch (e) {
-    case Epilogue::Relu: return v > 0.0f ? v : 0.0f;
-    case Epilogue::GeluErf: return 0.5f * v * (1.0f + std::erf(v * 0.70710678118654752f));
+    case Epilogue::None:
+#pragma omp simd
+      for (int64_t i = 0; i < n; ++i) row[i] += bias[i];
+      break;
+    case Epilogue::Relu:
+#pragma omp simd
+      for (int64_t i = 0; i < n; ++i) {
+        const float v = row[i] + (bias ? bias[i] : 0.0f);
+        row[i] = v > 0.0f ? v : 0.0f;
+      }
+      break;
+    case Epilogue::GeluErf:
+#pragma omp simd
+      for (int64_t i = 0; i < n; ++i) {
+        const float v = row[i] + (bias ? bias[i] : 0.0f);
+        row[i] = 0.5f * v * (1.0f + erff(v * 0.70710678118654752f));
+      }
+      break;
     case Epilogue::GeluTanh:
-      return 0.5f * v * (1.0f + std::tanh(0.79788456080286536f * (v + 0.044715f * v * v * v)));
-    case Epilogue::None: break;
+#pragma omp simd
+      for (int64_t i = 0; i < n; ++i) {
+        const float v = row[i] + (bias ? bias[i] : 0.0f);
+        row[i] = 0.5f * v * (1.0f + tanhf(0.79788456080286536f * (v + 0.044715f * v * v * v)));
+      }
+      break;
   }
-  return v;
 }
 
 int32_t gemm_run(void* state, void* const* buffers) {
@@ -174,10 +210,7 @@ int32_t gemm_run(void* state, void* const* buffers) {
       g.kernel(bn, bm, kb, k0 == 0 ? 0 : 1)(a, x + k0, y);
     }
     if (bias || g.epilogue != Epilogue::None)
-      for (int64_t m = 0; m < bm; ++m) {
-        float* row = y + m * g.N;
-        for (int64_t n = 0; n < bn; ++n) row[n] = activate(row[n] + (bias ? bias[n0 + n] : 0.0f), g.epilogue);
-      }
+      for (int64_t m = 0; m < bm; ++m) epilogue(y + m * g.N, bias ? bias + n0 : nullptr, bn, g.epilogue);
   }
   return 0;
 }

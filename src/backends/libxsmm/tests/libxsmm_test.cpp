@@ -123,6 +123,37 @@ TEST(LibxsmmHook, MatmulForms) {
   }
 }
 
+// x * (erf(x / sqrt 2) + 1) * 0.5, as PyTorch's GELU is exported to ONNX.
+ir::Expr gelu_erf_chain(const ir::Expr& x) {
+  auto scalar = [](float v) {
+    Tensor t(DType::f32, {});
+    t.data<float>()[0] = v;
+    return ir::constant(t);
+  };
+  ir::Expr e = ir::call(OpCode::Erf, {ir::call(OpCode::Div, {x, scalar(1.4142135f)})});
+  return ir::call(OpCode::Mul, {ir::call(OpCode::Mul, {x, ir::call(OpCode::Add, {e, scalar(1.0f)})}), scalar(0.5f)});
+}
+
+TEST(LibxsmmHook, ErfGeluIsTheGemmsEpilogue) {
+  {  // the encoder's feed-forward: matmul + bias, GELU as erf ops, matmul + bias; one kernel, the
+     // GELU computed in the first GEMM's epilogue
+    ir::Expr x = ir::var("x", ir::tensor_type({1, 20, 96}, DType::f32));
+    ir::Expr h = ir::call(OpCode::Add, {ir::constant(rnd({160}, 30)), ir::call(OpCode::MatMul, {x, ir::constant(rnd({96, 160}, 31))})});
+    ir::Expr y = ir::call(OpCode::Add, {ir::constant(rnd({96}, 32)), ir::call(OpCode::MatMul, {gelu_erf_chain(h), ir::constant(rnd({160, 96}, 33))})});
+    ir::Module m = module_of({x}, y);
+    api::Compilation c = compile_with_libxsmm(m);
+    ASSERT_EQ(c.native->executable->plan().kernels.size(), 1u);
+    EXPECT_NE(c.native->generated_c.find("1,2,1\\nsy_libxsmm_gemm"), std::string::npos) << "the first GEMM's site attributes: matmul, erf gelu, bias";
+    expect_matches_reference(m, {rnd({1, 20, 96}, 34)}, "matmul + bias + erf gelu + matmul + bias");
+  }
+  {  // the GEMM's value is also a result: the GELU is computed apart, inside the same kernel
+    ir::Expr x = ir::var("x", ir::tensor_type({7, 40}, DType::f32));
+    ir::Expr h = ir::call(OpCode::Dense, {x, ir::constant(rnd({33, 40}, 35)), ir::constant(rnd({33}, 36))});
+    ir::Module m = module_of({x}, ir::tuple({gelu_erf_chain(h), h}));
+    expect_matches_reference(m, {rnd({7, 40}, 37)}, "dense + erf gelu, the dense also a result");
+  }
+}
+
 TEST(LibxsmmHook, DeclinesWhatItCannotRunWithAReason) {
   // A matmul whose left operand is broadcast over the batch stays native.
   ir::Expr a = ir::var("a", ir::tensor_type({40, 65}, DType::f32));
