@@ -19,10 +19,8 @@
 namespace sy::public_api {
 namespace {
 
-// The class of a kernel by its anchor, as schedules differ: the conv paths (stem, pointwise,
-// depthwise, other grouped, spatial), GEMMs (dense, matmul, batch matmul) and the rest.
 // The op a kernel is classed and described by: the strategy's anchor, or for a region a target
-// hook lowered (its ops are inside composites), its strongest op there.
+// hook lowered (its ops are inside composites), its first GEMM-like op there.
 const ir::CallNode* profile_anchor(const ir::FunctionNode& fn) {
   if (const ir::CallNode* a = strategy::anchor_of(fn)) return a;
   for (const ir::Expr& e : ir::post_order(fn.body, /*into_functions=*/true))
@@ -32,6 +30,8 @@ const ir::CallNode* profile_anchor(const ir::FunctionNode& fn) {
   return nullptr;
 }
 
+// The class of a kernel by its anchor, as schedules differ: the conv paths (stem, pointwise,
+// depthwise, other grouped, spatial), GEMMs (dense, matmul, batch matmul) and the rest.
 std::string kernel_class(const ir::CallNode* anchor) {
   if (!anchor) return "other";
   if (anchor->op == ops::OpCode::Conv2d) {

@@ -28,6 +28,20 @@ double median_ms(std::vector<double> t) {
   return t.empty() ? 0 : t[t.size() / 2];
 }
 
+// A module whose @main calls the region `symbol` with its own parameters.
+ir::Module calling_module(const std::string& symbol, const ir::Expr& fn) {
+  const auto* f = fn->as<ir::FunctionNode>();
+  ir::Module r;
+  r.functions[symbol] = fn;
+  std::vector<ir::Expr> params, args;
+  for (const ir::Expr& p : f->params) {
+    params.push_back(ir::var(p->as<ir::VarNode>()->name, p->type));
+    args.push_back(params.back());
+  }
+  r.functions["main"] = ir::function(params, ir::call_function(ir::global_var(symbol, fn->type), args));
+  return r;
+}
+
 // A backend with a lowering hook builds no runtime module: its side of the region is the region
 // lowered by the hook into a native kernel, run as one (what compile_native makes of it in the
 // model, planned buffers included).
@@ -47,18 +61,9 @@ class HookedRegion : public backends::RuntimeModule {
 std::unique_ptr<backends::RuntimeModule> build_region(const backends::Backend& backend, const backends::ExternFunction& f,
                                                       const PlacementOptions& opts) {
   if (!backend.lowering_hook()) return backend.compile({f}, opts.native.target.value_or(target::host()));
-  ir::Module m;
-  m.functions[f.symbol] = f.function;
-  const auto* fn = f.function->as<ir::FunctionNode>();
-  std::vector<ir::Expr> params, args;
-  for (const ir::Expr& p : fn->params) {
-    params.push_back(ir::var(p->as<ir::VarNode>()->name, p->type));
-    args.push_back(params.back());
-  }
-  m.functions["main"] = ir::function(params, ir::call_function(ir::global_var(f.symbol, f.function->type), args));
   native::CompileOptions no = opts.native;
   no.lowering_hooks = lowering_hooks({&backend});
-  native::Compiled nc = native::compile_native(m, no);
+  native::Compiled nc = native::compile_native(calling_module(f.symbol, f.function), no);
   if (!nc.fallbacks.empty()) throw Error(nc.fallbacks[0].second);
   return std::make_unique<HookedRegion>(nc.executable, opts.threads);
 }
@@ -88,19 +93,10 @@ double relative_error(const std::vector<Tensor>& got, const std::vector<Tensor>&
   return worst;
 }
 
-// A module whose @main calls the region, and the same with the region inlined (composites
-// flattened into plain ops): what the native path and the reference executor run.
+// The region inlined into @main (composites flattened into plain ops): what the native path and
+// the reference executor run.
 ir::Module region_module(const std::string& symbol, const ir::Expr& fn) {
-  const auto* f = fn->as<ir::FunctionNode>();
-  ir::Module r;
-  r.functions[symbol] = fn;
-  std::vector<ir::Expr> params, args;
-  for (const ir::Expr& p : f->params) {
-    params.push_back(ir::var(p->as<ir::VarNode>()->name, p->type));
-    args.push_back(params.back());
-  }
-  r.functions["main"] = ir::function(params, ir::call_function(ir::global_var(symbol, fn->type), args));
-  return partition::inline_regions(r, {symbol});
+  return partition::inline_regions(calling_module(symbol, fn), {symbol});
 }
 
 // Medians of runs timed alternately, so that a change of the machine's speed affects all alike.

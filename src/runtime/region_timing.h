@@ -20,8 +20,8 @@ namespace sy::runtime {
 // an infinity in one is not the same in the other.
 double relative_error(const std::vector<Tensor>& got, const std::vector<Tensor>& want);
 
-// A module whose @main calls the region, and the same with the region inlined (composites
-// flattened into plain ops): what the native path and the reference executor run.
+// The region inlined into a module's @main (composites flattened into plain ops): what the native
+// path and the reference executor run.
 ir::Module region_module(const std::string& symbol, const ir::Expr& fn);
 
 // Medians of runs timed alternately, so that a change of the machine's speed affects all alike.

@@ -133,9 +133,8 @@ std::string check_gelu_erf(const Match& m) {
     auto* c = n->as<ir::CallNode>();
     if (!c || !c->is_op() || (c->op != OpCode::Add && c->op != OpCode::Mul)) continue;
     for (const ir::Expr& a : c->args) {
-      if (a->kind != ir::ExprKind::Constant) {
-        if (a->kind != ir::ExprKind::Call && a != x) return "libxsmm gelu: reads a value other than the erf's input";
-        if (a->kind == ir::ExprKind::Call && a != x && !as_op(a, OpCode::Add) && !as_op(a, OpCode::Mul) && !as_op(a, OpCode::Erf))
+      if (a->kind != ir::ExprKind::Constant) {  // x, or a step of the chain
+        if (a != x && !as_op(a, OpCode::Add) && !as_op(a, OpCode::Mul) && !as_op(a, OpCode::Erf))
           return "libxsmm gelu: reads a value other than the erf's input";
         continue;
       }
