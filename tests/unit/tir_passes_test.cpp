@@ -15,6 +15,11 @@ using namespace sy::tir;
 
 namespace {
 RangeMap range(const Expr& v, int64_t lo, int64_t hi) { return {{v.get(), {int_imm(lo), int_imm(hi)}}}; }
+int count_of(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
 }  // namespace
 
 TEST(TirArith, LinearFormsCancelAndIntervalsBound) {
@@ -107,6 +112,23 @@ TEST(TirLoopPartition, PeelsAPadsEdgesOffASelectInTheStoredValue) {
   std::string text = print_stmt(simplify(loop_partition(s)));
   EXPECT_NE(text.find("for l in [1, 17) {\n  B[l] = A[l - 1]\n}"), std::string::npos) << text;
   EXPECT_EQ(text.find("for l in [0, 18)"), std::string::npos) << text;
+}
+
+// A pad's row test on a loop that fuses 4 channels of 16 rows holds on rows 1..14 of every
+// channel: no prefix or suffix makes the loop guard-free, so the loop stays one loop.
+TEST(TirLoopPartition, LeavesAGuardThatRepeatsAlongTheLoopAlone) {
+  Expr r = var("r"), l = var("l");
+  Buffer a = buffer("A", DType::f32, {4, 14, 14}), b = buffer("B", DType::f32, {64, 16});
+  Expr row = r % 16;
+  Expr inside = logical_and(logical_and(row >= 1, row < 15), logical_and(l >= 1, l < 15));
+  Expr src = load(a, {r / 16, min(max(row - 1, int_imm(0)), int_imm(13)), min(max(l - 1, int_imm(0)), int_imm(13))});
+  Stmt s = for_loop(r, int_imm(0), int_imm(64), ForKind::Parallel,
+                    for_loop(l, int_imm(0), int_imm(16), ForKind::Serial, store(b, {r, l}, select(inside, src, float_imm(0.0)))));
+  std::string text = print_stmt(simplify(loop_partition(s)));
+  EXPECT_EQ(count_of(text, "parallel for r"), 1) << text;
+  EXPECT_NE(text.find("parallel for r in [0, 64)"), std::string::npos) << text;
+  // The column test does not repeat: the inner loop is still partitioned.
+  EXPECT_NE(text.find("for l in [1, 15)"), std::string::npos) << text;
 }
 
 TEST(TirRemoveNoOp, DropsSelfStoresUnusedLetsAndEmptyLoops) {

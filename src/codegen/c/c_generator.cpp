@@ -294,7 +294,8 @@ class FuncGen {
         const std::string v = names_.name(s->var.get(), s->var->name);
         int64_t mn = 0, ext = 0;
         const bool ranged = is_int_const(s->min, &mn) && is_int_const(s->extent, &ext);
-        if (s->for_kind == ForKind::Parallel) out_ << pad(ind) << "#pragma omp parallel for schedule(static)\n";
+        if (s->for_kind == ForKind::Parallel)
+          out_ << pad(ind) << (in_team_ ? "#pragma omp for schedule(static) nowait\n" : "#pragma omp parallel for schedule(static)\n");
         if (s->for_kind == ForKind::Vectorized) out_ << pad(ind) << "#pragma omp simd\n";
         if (s->for_kind == ForKind::Unrolled && ranged) out_ << pad(ind) << "#pragma GCC unroll " << ext << "\n";
         const std::string lo = expr(s->min);
@@ -310,9 +311,29 @@ class FuncGen {
         out_ << pad(ind) << names_.name(s->buffer.get(), s->buffer->name) << "[" << flat_index(s->buffer, s->indices)
              << "] = " << expr(s->value) << ";\n";
         break;
-      case StmtKind::Seq:
-        for (const auto& c : s->seq) stmt(c, ind);
+      case StmtKind::Seq: {
+        std::vector<Stmt> flat;
+        flatten(s, flat);
+        for (size_t i = 0; i < flat.size();) {
+          size_t j = i + 1;
+          while (j < flat.size() && piece_of_same_parallel_loop(flat[j - 1], flat[j])) ++j;
+          if (j - i < 2 || in_team_) {
+            stmt(flat[i], ind);
+            ++i;
+            continue;
+          }
+          // The pieces of one parallel loop (loop partitioning's head, body and tail; a concat's
+          // loop per input) run in one team of threads: a fork and a join for each piece cost
+          // more than a small piece's work (DenseNet-121 forked 785 times per inference), and
+          // they need no barrier between them, being iterations of one loop.
+          out_ << pad(ind) << "#pragma omp parallel\n" << pad(ind) << "{\n";
+          in_team_ = true;
+          for (; i < j; ++i) stmt(flat[i], ind + 1);
+          in_team_ = false;
+          out_ << pad(ind) << "}\n";
+        }
         break;
+      }
       case StmtKind::IfThenElse:
         out_ << pad(ind) << "if (" << expr(s->cond) << ") {\n";
         stmt(s->body, ind + 1);
@@ -439,6 +460,24 @@ class FuncGen {
   size_t num_sites_ = 0;
   std::vector<std::string>& extern_names_;
   RangeMap ranges_;
+  bool in_team_ = false;  // inside a parallel region of loop pieces: their loops are `omp for`
+
+  static void flatten(const Stmt& s, std::vector<Stmt>& out) {
+    if (s && s->kind == StmtKind::Seq) {
+      for (const auto& c : s->seq) flatten(c, out);
+    } else if (s) {
+      out.push_back(s);
+    }
+  }
+
+  // Loop partitioning gives every piece of a loop the loop's own variable, and the pieces follow
+  // each other in the loop's order; no two loops of a kernel share a variable.
+  static bool piece_of_same_parallel_loop(const Stmt& a, const Stmt& b) {
+    auto parallel = [](const Stmt& x) { return x->kind == StmtKind::For && x->for_kind == ForKind::Parallel; };
+    int64_t a_min = 0, a_ext = 0, b_min = 0;
+    return parallel(a) && parallel(b) && a->var == b->var && is_int_const(a->min, &a_min) &&
+           is_int_const(a->extent, &a_ext) && is_int_const(b->min, &b_min) && b_min == a_min + a_ext;
+  }
   std::ostringstream out_;
 };
 
