@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "switchyard/switchyard.h"
@@ -19,6 +20,7 @@ struct TargetInfo {
   int cores = 0;
   int64_t l1d_bytes = 0, l2_bytes = 0, l3_bytes = 0;  // per core, per core, shared
   std::string mtune;
+  std::string codegen;  // the native kernels' code generator: "c", or a codegen hook's name
   std::vector<std::string> compiler_flags;
   std::string key;  // what tuning records and caches are keyed by
   std::string cannot_run_here;  // why code for it cannot run on this machine ("" if it can)
@@ -40,5 +42,8 @@ SWITCHYARD_API HostInfo host_info();
 // What -mcpu= and -mattr= accept.
 SWITCHYARD_API std::vector<std::string> known_cpus();
 SWITCHYARD_API std::vector<std::string> known_features();
+// What -codegen= accepts: "c" (the system C compiler) and the codegen hooks built in, each with
+// a line that says what it is.
+SWITCHYARD_API std::vector<std::pair<std::string, std::string>> code_generators();
 
 }  // namespace switchyard

@@ -214,10 +214,12 @@ Compiled compile_once(const ir::Module& m, const CompileOptions& opts, const std
   }
   out.lower_seconds = since(t0);
   auto t1 = std::chrono::steady_clock::now();
-  say("compiling " + std::to_string(funcs.size()) + " kernels with the C compiler");
+  say("compiling " + std::to_string(funcs.size()) + " kernels with " +
+      (tgt.codegen == "c" ? std::string("the C compiler") : "the " + tgt.codegen + " code generator"));
   codegen::BuildOptions bo;
   bo.externs = strategy::extern_symbols();
   bo.compile.target_flags = tgt.compiler_flags();
+  bo.target = tgt;
   std::shared_ptr<codegen::Module> lib = funcs.empty() ? nullptr : codegen::build(funcs, bo);
   out.compile_seconds = since(t1);
   out.generated_c = lib ? lib->generated_c() : "";

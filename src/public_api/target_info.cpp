@@ -1,5 +1,6 @@
 // Targets as data: a target string resolved against this machine, and the host as detected.
 #include "access.h"
+#include "codegen/c/hooks.h"
 #include "switchyard/target.h"
 #include "target/host.h"
 #include "target/target.h"
@@ -26,6 +27,7 @@ TargetInfo target_info(const std::string& text) {
     i.l2_bytes = t.l2_bytes;
     i.l3_bytes = t.l3_bytes;
     i.mtune = t.mtune;
+    i.codegen = t.codegen;
     i.compiler_flags = t.compiler_flags();
     i.key = t.key();
     return i;
@@ -41,5 +43,16 @@ HostInfo host_info() {
 
 std::vector<std::string> known_cpus() { return sy::target::known_cpus(); }
 std::vector<std::string> known_features() { return sy::target::known_features(); }
+
+std::vector<std::pair<std::string, std::string>> code_generators() {
+  return guarded([&] {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const std::string& n : sy::codegen::codegen_names()) {
+      const sy::codegen::CodegenHook* h = sy::codegen::find_codegen_hook(n);
+      out.emplace_back(n, h ? h->description : "the system C compiler (the default)");
+    }
+    return out;
+  });
+}
 
 }  // namespace switchyard

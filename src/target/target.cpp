@@ -217,6 +217,7 @@ std::string Target::str() const {
   }
   s += " -mtune=" + mtune + " -cores=" + std::to_string(cores) + " -l1d=" + size_str(l1d_bytes) +
        " -l2=" + size_str(l2_bytes) + " -l3=" + size_str(l3_bytes);
+  if (codegen != "c") s += " -codegen=" + codegen;
   return s;
 }
 
@@ -224,7 +225,8 @@ std::string Target::key() const {
   if (kind == Kind::Reference) return "reference";
   std::string s = "cpu " + isa_name();
   for (const auto& f : extras_of(*this)) s += "+" + f;
-  return s + " cores=" + std::to_string(cores);
+  s += " cores=" + std::to_string(cores);
+  return codegen == "c" ? s : s + " codegen=" + codegen;
 }
 
 std::vector<std::string> Target::compiler_flags() const {
@@ -351,8 +353,13 @@ Target parse(const std::string& text, const Target& host_target) {
       t.l2_bytes = parse_size(name, value);
     } else if (name == "-l3") {
       t.l3_bytes = parse_size(name, value);
+    } else if (name == "-codegen") {
+      bool ok = true;
+      for (char c : value) ok &= std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '_';
+      if (!ok) throw Error("target attribute -codegen=" + value + ": expected a code generator's name such as c or llvm");
+      t.codegen = value;
     } else {
-      throw Error("unknown target attribute '" + name + "' (known: -isa, -mcpu, -mtune, -mattr, -cores, -l1d, -l2, -l3)");
+      throw Error("unknown target attribute '" + name + "' (known: -isa, -mcpu, -mtune, -mattr, -cores, -l1d, -l2, -l3, -codegen)");
     }
   }
   normalize(t.features);

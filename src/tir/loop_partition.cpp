@@ -227,6 +227,29 @@ Stmt loop_partition(const Stmt& s, int64_t max_statements) {
   return Partitioner(max_statements - stmt_count(s)).run(s);
 }
 
+namespace {
+void flatten_into(const Stmt& s, std::vector<Stmt>& out) {
+  if (s && s->kind == StmtKind::Seq) {
+    for (const auto& c : s->seq) flatten_into(c, out);
+  } else if (s) {
+    out.push_back(s);
+  }
+}
+}  // namespace
+
+std::vector<Stmt> flat_sequence(const Stmt& s) {
+  std::vector<Stmt> out;
+  flatten_into(s, out);
+  return out;
+}
+
+bool continues_parallel_loop(const Stmt& a, const Stmt& b) {
+  auto parallel = [](const Stmt& x) { return x && x->kind == StmtKind::For && x->for_kind == ForKind::Parallel; };
+  int64_t a_min = 0, a_ext = 0, b_min = 0;
+  return parallel(a) && parallel(b) && a->var == b->var && is_int_const(a->min, &a_min) &&
+         is_int_const(a->extent, &a_ext) && is_int_const(b->min, &b_min) && b_min == a_min + a_ext;
+}
+
 PrimFunc loop_partition(PrimFunc f, int64_t max_statements) {
   f.body = loop_partition(f.body, max_statements);
   return f;

@@ -4,6 +4,7 @@
 // a condition is dropped only where it is proved, under the ranges of the loops around that place.
 #pragma once
 #include <cstdint>
+#include <vector>
 
 #include "tir/stmt.h"
 
@@ -18,5 +19,13 @@ int64_t partition_limit(const Stmt& lowered);
 // would exceed it are left guarded, which is correct, only slower.
 Stmt loop_partition(const Stmt& s, int64_t max_statements = -1);
 PrimFunc loop_partition(PrimFunc f, int64_t max_statements = -1);
+
+// The statements of s, nested sequences flattened, in order.
+std::vector<Stmt> flat_sequence(const Stmt& s);
+// Whether b is the piece of a parallel loop that follows piece a, as partitioning leaves them:
+// every piece keeps the loop's variable (no two loops of a kernel share one) and the pieces
+// follow each other in the loop's order. Such pieces are iterations of one parallel loop, so
+// code generators run them in one team of threads with no barrier between them.
+bool continues_parallel_loop(const Stmt& a, const Stmt& b);
 
 }  // namespace sy::tir

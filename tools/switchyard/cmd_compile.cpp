@@ -42,12 +42,15 @@ int run_compile(const CompileArgs& a) {
   Compiled cm = compile(m, opts);
   const CompileReport c = compile_report(cm);
   for (const std::string& w : c.warnings) std::cerr << "switchyard: warning: " << w << "\n";
+  const std::string codegen = target_info(a.target).codegen;
   if (c.has_native && !a.emit.empty()) {
-    std::string path = std::filesystem::path(a.output).replace_extension(".c").string();
+    // A codegen hook's module is in its own language: OUTPUT with .<codegen>.
+    const bool c_source = codegen == "c";
+    std::string path = std::filesystem::path(a.output).replace_extension("." + codegen).string();
     std::ofstream f(path);
     f << c.native.generated_c;
-    if (!f) throw Error(path + ": cannot write the generated C");
-    if (!a.quiet) std::cout << "generated C: " << path << "\n";
+    if (!f) throw Error(path + ": cannot write the generated code");
+    if (!a.quiet) std::cout << (c_source ? "generated C: " : "generated code (" + codegen + "): ") << path << "\n";
   }
   progress.show("writing " + a.output + "...");
   cm.save(a.output);
@@ -65,7 +68,8 @@ int run_compile(const CompileArgs& a) {
       std::cout << "native: " << n.kernel_launches << " kernel launches (" << n.distinct_kernels << " distinct), "
                 << "activation memory " << si(static_cast<double>(n.planned_bytes), "B") << " planned for "
                 << si(static_cast<double>(n.intermediate_bytes), "B") << " of intermediates; lowering "
-                << fixed(n.lower_seconds, 1) << " s, C compiler " << fixed(n.compile_seconds, 1) << " s\n";
+                << fixed(n.lower_seconds, 1) << " s, " << (codegen == "c" ? std::string("C compiler") : codegen + " code generator")
+                << " " << fixed(n.compile_seconds, 1) << " s\n";
       for (const auto& [k, why] : n.fallbacks) std::cout << "  " << k << " runs on the reference kernels: " << why << "\n";
       if (!n.records.empty()) std::cout << n.records << "\n";
       if (a.explain) std::cout << n.kernel_choices;
@@ -86,7 +90,7 @@ Command add_compile_command(CLI::App& root) {
   c->add_option("--input-shape", args->input_shapes, "NAME=D1,D2,...: static shape of an input")->type_name("NAME=SHAPE");
   add_backend_options(*c, args->backends, /*with_dump=*/true);
   c->add_option("--target", args->target, kTargetHelp)->capture_default_str();
-  c->add_option("--emit", args->emit, "c: also write the generated C source beside the artifact (OUTPUT with .c)")
+  c->add_option("--emit", args->emit, "c: also write the native kernels' generated code beside the artifact (OUTPUT with .c; with a codegen hook, its module's text, OUTPUT with .<codegen>)")
       ->check(CLI::IsMember({"c"}));
   c->add_flag("-q,--quiet", args->quiet, "print nothing on success");
   c->add_option("--records", args->records,

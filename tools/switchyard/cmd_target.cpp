@@ -11,6 +11,12 @@
 namespace switchyard::cli {
 namespace {
 
+std::string codegen_lines() {
+  std::string s;
+  for (const auto& [name, what] : code_generators()) s += "\n      " + name + ": " + what;
+  return s;
+}
+
 struct TargetArgs {
   std::string text;
   bool json = false;
@@ -39,6 +45,7 @@ int run_target(const TargetArgs& a) {
       j["cores"] = t.cores;
       j["cache_bytes"] = {{"l1d", t.l1d_bytes}, {"l2", t.l2_bytes}, {"l3", t.l3_bytes}};
       j["mtune"] = t.mtune;
+      j["codegen"] = t.codegen;
       j["compiler_flags"] = t.compiler_flags;
       j["key"] = t.key;
     }
@@ -85,6 +92,7 @@ Command add_target_command(CLI::App& root) {
       "  -mattr=+F,-F              add or remove features: " + join(known_features(), ", ") + "\n"
       "  -mtune=NAME               the C compiler's tuning only\n"
       "  -cores=N -l1d=48K -l2=1M -l3=32M   what schedules are sized for\n"
+      "  -codegen=NAME             the native kernels' code generator:" + codegen_lines() + "\n"
       "compile and run take it as --target. Example: switchyard compile model.onnx --target 'cpu -isa=avx2' -o m.sya");
   return {c, [args] { return run_target(*args); }};
 }

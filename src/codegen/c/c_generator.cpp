@@ -8,6 +8,7 @@
 
 #include "tir/arith.h"
 #include "tir/functor.h"
+#include "tir/loop_partition.h"
 #include "tir/printer.h"
 #include "tir/simplify.h"
 #include "tir/vectorize.h"
@@ -312,11 +313,10 @@ class FuncGen {
              << "] = " << expr(s->value) << ";\n";
         break;
       case StmtKind::Seq: {
-        std::vector<Stmt> flat;
-        flatten(s, flat);
+        const std::vector<Stmt> flat = flat_sequence(s);
         for (size_t i = 0; i < flat.size();) {
           size_t j = i + 1;
-          while (j < flat.size() && piece_of_same_parallel_loop(flat[j - 1], flat[j])) ++j;
+          while (j < flat.size() && continues_parallel_loop(flat[j - 1], flat[j])) ++j;
           if (j - i < 2 || in_team_) {
             stmt(flat[i], ind);
             ++i;
@@ -462,22 +462,6 @@ class FuncGen {
   RangeMap ranges_;
   bool in_team_ = false;  // inside a parallel region of loop pieces: their loops are `omp for`
 
-  static void flatten(const Stmt& s, std::vector<Stmt>& out) {
-    if (s && s->kind == StmtKind::Seq) {
-      for (const auto& c : s->seq) flatten(c, out);
-    } else if (s) {
-      out.push_back(s);
-    }
-  }
-
-  // Loop partitioning gives every piece of a loop the loop's own variable, and the pieces follow
-  // each other in the loop's order; no two loops of a kernel share a variable.
-  static bool piece_of_same_parallel_loop(const Stmt& a, const Stmt& b) {
-    auto parallel = [](const Stmt& x) { return x->kind == StmtKind::For && x->for_kind == ForKind::Parallel; };
-    int64_t a_min = 0, a_ext = 0, b_min = 0;
-    return parallel(a) && parallel(b) && a->var == b->var && is_int_const(a->min, &a_min) &&
-           is_int_const(a->extent, &a_ext) && is_int_const(b->min, &b_min) && b_min == a_min + a_ext;
-  }
   std::ostringstream out_;
 };
 

@@ -40,8 +40,9 @@ void write_file(const fs::path& p, const std::string& data) {
   if (!out) throw Error("codegen: cannot write " + p.string());
 }
 
-// Runs argv with stdout and stderr sent to log; returns the exit status (-1 if it could not start).
-int run(const std::vector<std::string>& argv, const fs::path& log) {
+}  // namespace
+
+int run_command(const std::vector<std::string>& argv, const std::string& log) {
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -58,6 +59,8 @@ int run(const std::vector<std::string>& argv, const fs::path& log) {
     if (errno != EINTR) return -1;
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
+
+namespace {
 
 std::string first_error_lines(const std::string& log, size_t max_lines) {
   std::istringstream in(log);
@@ -85,7 +88,7 @@ std::string compiler_identity(const std::string& cc) {
   std::lock_guard<std::mutex> lock(mu);
   if (cached_cc == cc && !cached_id.empty()) return cached_id;
   fs::path log = fs::temp_directory_path() / ("sy-cc-version-" + std::to_string(getpid()) + ".txt");
-  int rc = run({cc, "--version"}, log);
+  int rc = run_command({cc, "--version"}, log.string());
   std::string id = read_file(log);
   std::error_code ec;
   fs::remove(log, ec);
@@ -142,7 +145,7 @@ std::string compile_shared_library(const std::string& source, const CompileOptio
   argv.insert(argv.end(), target_flags.begin(), target_flags.end());
   argv.insert(argv.end(), {"-o", tmp.string(), src.string(), "-lmvec", "-lm"});
   ++g_invocations;
-  const int rc = run(argv, log);
+  const int rc = run_command(argv, log.string());
   const std::string out = read_file(log);
   fs::remove(log, ec);
   if (rc != 0) {  // the source stays for inspection under the name the messages use

@@ -32,6 +32,10 @@ std::string compiler_identity(const std::string& cc = "cc");
 // How many times this process has run the C compiler (cache hits do not count).
 int64_t compiler_invocations();
 
+// Runs argv (found on PATH) with stdout and stderr sent to the file log; returns its exit status
+// (-1 if it could not start or did not exit).
+int run_command(const std::vector<std::string>& argv, const std::string& log);
+
 // A 128-bit content hash as 32 hex digits.
 std::string content_hash(const std::string& data);
 
