@@ -168,6 +168,29 @@ TEST(LibxsmmHook, DeclinesWhatItCannotRunWithAReason) {
   EXPECT_NE(reasons.find("libxsmm"), std::string::npos) << reasons;
 }
 
+// A hook that fails on a region leaves it to the reference kernels, with the hook's reason in the
+// fallbacks; the model still computes the reference's values.
+TEST(LibxsmmHook, AHookThatThrowsLeavesTheRegionToTheReferenceKernels) {
+  ir::Expr x = ir::var("x", ir::tensor_type({5, 12}, DType::f32));
+  ir::Expr y = ir::call(OpCode::Relu, {ir::call(OpCode::Dense, {x, ir::constant(rnd({9, 12}, 41)), ir::constant(rnd({9}, 42))})});
+  ir::Module m = module_of({x}, y);
+  partition::PartitionOptions po = api::partition_options({"libxsmm"}, {});
+  partition::PartitionResult pr = partition::partition_module(m, po);
+  native::CompileOptions o;
+  o.lowering_hooks["libxsmm"] = [](const ir::FunctionNode&, const std::string&, const target::Target&) -> tir::PrimFunc {
+    throw Error("libxsmm: this hook fails on purpose");
+  };
+  native::Compiled nc = native::compile_native(pr.module, o);
+  std::string fallbacks;
+  for (const auto& [k, why] : nc.fallbacks) fallbacks += k + ": " + why + "\n";
+  EXPECT_NE(fallbacks.find("this hook fails on purpose"), std::string::npos) << fallbacks;
+  std::vector<Tensor> in{rnd({5, 12}, 43)};
+  Tensor want = reference::run_module(m, in).value()[0];
+  Tensor got = nc.executable->run(in, 2, nullptr)[0];
+  for (int64_t i = 0; i < want.numel(); ++i)
+    EXPECT_NEAR(got.data<float>()[i], want.data<float>()[i], 1e-4 + 1e-4 * std::abs(want.data<float>()[i])) << i;
+}
+
 TEST(LibxsmmHook, IrAfterTheHook) {
   // The graph the partitioner leaves, the region as the kernel the hook receives (weights lifted
   // to parameters, LoweredBy), and the loop IR the hook makes of it.
