@@ -404,23 +404,9 @@ class FuncGen {
       extern_names_.push_back(s->func);
     }
     const size_t site = num_sites_++;
-    std::string line = s->func, ptrs;
-    for (const auto& b : s->buffers) {
-      int param = -1;
-      for (size_t i = 0; i < f_.params.size(); ++i)
-        if (f_.params[i].get() == b.get()) param = static_cast<int>(i);
-      line.append(" ").append(std::to_string(param)).append(":").append(std::to_string(static_cast<int>(b->dtype))).append(":");
-      for (size_t d = 0; d < b->shape.size(); ++d) line.append(d ? "x" : "").append(std::to_string(b->shape[d]));
-      ptrs.append(ptrs.empty() ? "(void*)" : ", (void*)").append(names_.name(b.get(), b->name));
-    }
-    std::string attrs;
-    for (const auto& a : s->scalar_args) {
-      int64_t v = 0;
-      if (!is_int_const(a, &v)) throw Error("codegen: the attributes of stateful extern " + s->func + " must be integer constants");
-      attrs.append(attrs.empty() ? "" : ",").append(std::to_string(v));
-    }
-    line.append(" ").append(attrs.empty() ? std::string("-") : attrs);
-    sites_ += (sites_.empty() ? "" : "\\n") + line;
+    std::string ptrs;
+    for (const auto& b : s->buffers) ptrs.append(ptrs.empty() ? "(void*)" : ", (void*)").append(names_.name(b.get(), b->name));
+    sites_ += (sites_.empty() ? "" : "\\n") + stateful_site_line(s, f_.params);
     out_ << pad(ind) << "{\n" << pad(ind + 1) << "void* sy_b[] = {" << ptrs << "};\n";
     out_ << pad(ind + 1) << "sy_note_fault(sy_fault, ((int32_t (*)(void*, void* const*))sy_extern_ptrs[" << it->second
          << "])(sy_states[" << site << "], sy_b));  /* " << s->func << " */\n" << pad(ind) << "}\n";
@@ -472,6 +458,24 @@ void check_c_identifier(const std::string& n) {
 }
 
 }  // namespace
+
+std::string stateful_site_line(const tir::Stmt& s, const std::vector<tir::Buffer>& params) {
+  std::string line = s->func;
+  for (const auto& b : s->buffers) {
+    int param = -1;
+    for (size_t i = 0; i < params.size(); ++i)
+      if (params[i].get() == b.get()) param = static_cast<int>(i);
+    line.append(" ").append(std::to_string(param)).append(":").append(std::to_string(static_cast<int>(b->dtype))).append(":");
+    for (size_t d = 0; d < b->shape.size(); ++d) line.append(d ? "x" : "").append(std::to_string(b->shape[d]));
+  }
+  std::string attrs;
+  for (const auto& a : s->scalar_args) {
+    int64_t v = 0;
+    if (!is_int_const(a, &v)) throw Error("codegen: the attributes of stateful extern " + s->func + " must be integer constants");
+    attrs.append(attrs.empty() ? "" : ",").append(std::to_string(v));
+  }
+  return line.append(" ").append(attrs.empty() ? std::string("-") : attrs);
+}
 
 std::string generate_c(const std::vector<tir::PrimFunc>& funcs, const CSourceOptions& opts) {
   std::set<std::string> seen;

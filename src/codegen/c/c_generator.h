@@ -23,6 +23,12 @@ struct CSourceOptions {
 
 std::string generate_c(const std::vector<tir::PrimFunc>& funcs, const CSourceOptions& opts = {});
 
+// The line of the library's site table (module.h's sy_kernel_sites) that describes stateful
+// extern call s of a kernel with these parameters: "func buffer... attrs", each buffer
+// PARAM:DTYPE:D0xD1... (PARAM -1 for a kernel temporary), attrs comma-separated integers or "-".
+// sy::Error if an attribute is not an integer constant.
+std::string stateful_site_line(const tir::Stmt& s, const std::vector<tir::Buffer>& params);
+
 // What a generated kernel returns: 0, or the fault its run raised instead of trapping or reading
 // outside a buffer (the preamble's sy_fault, named SY_FAULT_* in the C source).
 enum KernelFault : int32_t { kKernelOk = 0, kFaultIntDivZero = 1, kFaultIndexOutOfRange = 2, kFaultExtern = 3 };

@@ -1149,21 +1149,7 @@ class Emitter {
     if (s->stateful) {
       // run(state of site j, {buffers...}); the site's line as the C generator writes it.
       const size_t site = num_sites_++;
-      std::string line = s->func;
-      for (const auto& bf : s->buffers) {
-        int param = -1;
-        for (size_t i = 0; i < func_->params.size(); ++i)
-          if (func_->params[i].get() == bf.get()) param = static_cast<int>(i);
-        line.append(" ").append(std::to_string(param)).append(":").append(std::to_string(static_cast<int>(bf->dtype))).append(":");
-        for (size_t d = 0; d < bf->shape.size(); ++d) line.append(d ? "x" : "").append(std::to_string(bf->shape[d]));
-      }
-      std::string attrs;
-      for (const auto& a : s->scalar_args) {
-        int64_t v = 0;
-        if (!is_int_const(a, &v)) throw Error("codegen: the attributes of stateful extern " + s->func + " must be integer constants");
-        attrs.append(attrs.empty() ? "" : ",").append(std::to_string(v));
-      }
-      line.append(" ").append(attrs.empty() ? std::string("-") : attrs);
+      const std::string line = stateful_site_line(s, func_->params);
       sites_ += (sites_.empty() ? "" : "\n") + line;
       llvm::IRBuilder<> eb(scope_->entry, scope_->entry->begin());
       llvm::AllocaInst* arr = eb.CreateAlloca(llvm::ArrayType::get(i8p(), std::max<size_t>(s->buffers.size(), 1)));
