@@ -152,6 +152,7 @@ void run_case(const Case& c, int repeats, bool prepack, const target::Target& tg
   codegen::BuildOptions bo;
   bo.externs = topi::extern_table();
   bo.compile.target_flags = tgt.compiler_flags();
+  bo.target = tgt;  // its -codegen too
   auto mod = codegen::build({f}, bo);
   Tensor x = random(c.input, 1);
   std::vector<Tensor> outs;
