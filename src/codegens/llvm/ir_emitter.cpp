@@ -562,6 +562,25 @@ class Emitter {
   // not depend on the variable are computed once and broadcast. Other vectorized loops are left
   // to LLVM's loop vectorizer (loop()'s metadata).
   Expr vvar_, vbase_;  // the loop variable, and the variable holding the current vector's first value
+  std::optional<int64_t> vbase_const_;  // that first value, when it is a constant
+
+  // For a guard on the vector variable with the vector's lanes known: how many lanes from the
+  // first the guard provably holds on, if it provably fails on all the others (-1 if not so).
+  int64_t guard_prefix(const Expr& cond, unsigned lanes) {
+    if (!vbase_const_) return -1;
+    int64_t k = 0;
+    bool failing = false;
+    for (unsigned l = 0; l < lanes; ++l) {
+      Expr c = simplify(substitute(cond, VarMap{{vvar_.get(), int_imm(*vbase_const_ + l)}}), ranges_);
+      if (!failing && can_prove(c, ranges_)) {
+        ++k;
+        continue;
+      }
+      if (!can_prove(logical_not(c), ranges_)) return -1;
+      failing = true;
+    }
+    return k;
+  }
 
   unsigned vector_width() const { return static_cast<unsigned>(std::max(opts_.vector_bits / 32, 4)); }
 
@@ -608,7 +627,10 @@ class Emitter {
     Expr step = simplify(substitute(f, VarMap{{vvar_.get(), vvar_ + int_imm(1)}}) - f, ranges_);
     return is_int_const(step, &d) && d == 1 ? 1 : -1;
   }
-  Value* at_base(const Expr& f) { return expr(simplify(substitute(f, VarMap{{vvar_.get(), vbase_}}), ranges_)); }
+  Value* at_base(const Expr& f) {
+    const Expr base = vbase_const_ ? int_imm(*vbase_const_) : vbase_;
+    return expr(simplify(substitute(f, VarMap{{vvar_.get(), base}}), ranges_));
+  }
   Value* vptr(const Buffer& b, const Expr& f, unsigned lanes) {
     Value* p = b_.CreateInBoundsGEP(mem_type(b->dtype), buffer(b), at_base(f));
     return b_.CreateBitCast(p, llvm::FixedVectorType::get(mem_type(b->dtype), lanes)->getPointerTo());
@@ -789,6 +811,16 @@ class Emitter {
         break;
       case StmtKind::Store: vstore(st, lanes, mask); break;
       case StmtKind::IfThenElse: {
+        if (uses_var(st->cond, vvar_) && !st->else_body && !mask) {
+          // A tail guard (lane < k) on a vector whose lanes are known: a narrower vector, no
+          // mask (masked accesses would keep a register tile's accumulators in memory).
+          const int64_t k = guard_prefix(st->cond, lanes);
+          if (k == 0) break;
+          if (k > 0) {
+            vstmt(st->body, static_cast<unsigned>(k), nullptr);
+            break;
+          }
+        }
         if (uses_var(st->cond, vvar_)) {
           Value* c = vexpr(st->cond, mask, lanes);
           vstmt(st->body, lanes, mask ? b_.CreateAnd(mask, c) : c);
@@ -885,7 +917,12 @@ class Emitter {
       Value* x = vexpr(red->operand, c && needs_guard(red->operand) ? c : nullptr, lanes);
       return c ? b_.CreateSelect(c, x, b_.CreateVectorSplat(lanes, identity(red->kind, t))) : x;
     };
-    if (chunks > 0) {
+    if (chunks == 1 && !red) {  // one whole vector: its lanes are known
+      vbase_const_ = mn;
+      bind(scope_->vars, vbase_.get(), b_.getInt64(static_cast<uint64_t>(mn)));
+      body(w);
+    } else if (chunks > 0) {
+      vbase_const_.reset();
       llvm::AllocaInst* vacc = nullptr;
       if (red) {
         llvm::IRBuilder<> eb(scope_->entry, scope_->entry->begin());
@@ -910,10 +947,12 @@ class Emitter {
       }
     }
     if (tail > 0) {
-      bind(scope_->vars, vbase_.get(), b_.getInt64(static_cast<uint64_t>(mn + chunks * static_cast<int64_t>(w))));
+      vbase_const_ = mn + chunks * static_cast<int64_t>(w);
+      bind(scope_->vars, vbase_.get(), b_.getInt64(static_cast<uint64_t>(*vbase_const_)));
       Value* x = body(static_cast<unsigned>(tail));
       if (red) acc = fold_lanes(red->kind, acc, x, static_cast<unsigned>(tail), t);
     }
+    vbase_const_.reset();
     scope_->vars.erase(vbase_.get());
     ranges_.erase(vbase_.get());
     ranges_.erase(s->var.get());

@@ -224,42 +224,26 @@ start:                                            ; preds = %entry
   %17 = add i64 %16, %15
   br label %i.head
 
-i.head:                                           ; preds = %j_chunk.exit, %start
-  %i = phi i64 [ %16, %start ], [ %33, %j_chunk.exit ]
+i.head:                                           ; preds = %i.body, %start
+  %i = phi i64 [ %16, %start ], [ %27, %i.body ]
   %18 = icmp slt i64 %i, %17
   br i1 %18, label %i.body, label %i.exit
 
 i.body:                                           ; preds = %i.head
-  br label %j_chunk.head
+  %19 = mul i64 %i, 16
+  %20 = getelementptr inbounds float, float* %0, i64 %19
+  %21 = bitcast float* %20 to <16 x float>*
+  %22 = load <16 x float>, <16 x float>* %21, align 4
+  %23 = fmul contract <16 x float> %22, <float 2.000000e+00, float 2.000000e+00, float 2.000000e+00, float 2.000000e+00, float 2.000000e+00, float 2.000000e+00, float 2.000000e+00, float 2.000000e+00, float 2.000000e+00, float 2.000000e+00, float 2.000000e+00, float 2.000000e+00, float 2.000000e+00, float 2.000000e+00, float 2.000000e+00, float 2.000000e+00>
+  %24 = mul i64 %i, 16
+  %25 = getelementptr inbounds float, float* %1, i64 %24
+  %26 = bitcast float* %25 to <16 x float>*
+  store <16 x float> %23, <16 x float>* %26, align 4
+  %27 = add nuw nsw i64 %i, 1
+  br label %i.head
 
 i.exit:                                           ; preds = %i.head
   ret void
-
-j_chunk.head:                                     ; preds = %j_chunk.body, %i.body
-  %j_chunk = phi i64 [ 0, %i.body ], [ %32, %j_chunk.body ]
-  %19 = icmp slt i64 %j_chunk, 1
-  br i1 %19, label %j_chunk.body, label %j_chunk.exit
-
-j_chunk.body:                                     ; preds = %j_chunk.head
-  %20 = mul i64 %j_chunk, 16
-  %21 = add i64 0, %20
-  %22 = mul i64 %i, 16
-  %23 = add i64 %22, %21
-  %24 = getelementptr inbounds float, float* %0, i64 %23
-  %25 = bitcast float* %24 to <16 x float>*
-  %26 = load <16 x float>, <16 x float>* %25, align 4
-  %27 = fmul contract <16 x float> %26, <float 2.000000e+00, float 2.000000e+00, float 2.000000e+00, float 2.000000e+00, float 2.000000e+00, float 2.000000e+00, float 2.000000e+00, float 2.000000e+00, float 2.000000e+00, float 2.000000e+00, float 2.000000e+00, float 2.000000e+00, float 2.000000e+00, float 2.000000e+00, float 2.000000e+00, float 2.000000e+00>
-  %28 = mul i64 %i, 16
-  %29 = add i64 %28, %21
-  %30 = getelementptr inbounds float, float* %1, i64 %29
-  %31 = bitcast float* %30 to <16 x float>*
-  store <16 x float> %27, <16 x float>* %31, align 4
-  %32 = add nuw nsw i64 %j_chunk, 1
-  br label %j_chunk.head
-
-j_chunk.exit:                                     ; preds = %j_chunk.head
-  %33 = add nuw nsw i64 %i, 1
-  br label %i.head
 }
 )");
 }
