@@ -25,7 +25,7 @@ struct Target {
   int cores = 1;      // threads a schedule plans for
   int64_t l1d_bytes = 32 << 10, l2_bytes = 1 << 20, l3_bytes = 32 << 20;  // per core, per core, shared
   // The code generator of the native kernels: "c" (the C compiler), or a codegen hook's name
-  // (codegen/c/hooks.h, e.g. "llvm"), which replaces it.
+  // (codegen/c/hooks.h), which replaces it.
   std::string codegen = "c";
 
   bool has(const std::string& feature) const;
@@ -54,7 +54,8 @@ struct Target {
 //   -mattr=+f1,-f2            add or remove single features
 //   -cores=N  -l1d=48K  -l2=1M  -l3=32M
 //   -codegen=NAME             the native kernels' code generator: c (the default) or a codegen
-//                             hook built in (llvm); checked when code is generated
+//                             hook built in (`switchyard target --help` lists them); checked
+//                             when code is generated
 // Throws sy::Error naming an unknown kind, attribute, CPU or feature, a malformed value, or a
 // feature set a compiler cannot honour (a feature without one it implies: avx without ssse3).
 Target parse(const std::string& text);
