@@ -356,7 +356,7 @@ Target parse(const std::string& text, const Target& host_target) {
     } else if (name == "-codegen") {
       bool ok = true;
       for (char c : value) ok &= std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '_';
-      if (!ok) throw Error("target attribute -codegen=" + value + ": expected a code generator's name: letters, digits and _ (see `switchyard target --help`)");
+      if (!ok) throw Error("target attribute -codegen=" + value + ": expected a code generator's name: lower-case letters, digits and _ (see `switchyard target --help`)");
       t.codegen = value;
     } else {
       throw Error("unknown target attribute '" + name + "' (known: -isa, -mcpu, -mtune, -mattr, -cores, -l1d, -l2, -l3, -codegen)");
