@@ -128,6 +128,18 @@ def byoc_backends():
         return []
 
 
+def code_generators():
+    """The codegen hooks built into build/bin/switchyard besides C (`switchyard target --json`)."""
+    exe = os.path.join(os.path.dirname(BENCH_DIR), "build", "bin", "switchyard")
+    try:
+        out = subprocess.run([exe, "target", "--json"], capture_output=True, text=True, timeout=60)
+        if out.returncode != 0:
+            return []
+        return [c["name"] for c in json.loads(out.stdout).get("code_generators", []) if c["name"] != "c"]
+    except (OSError, ValueError, subprocess.TimeoutExpired):
+        return []
+
+
 # Table columns in this order. A new engine is one line here; every built-in BYOC backend gets a
 # column of its own (offloading to it, the rest native).
 ENGINES = [
@@ -136,6 +148,10 @@ ENGINES = [
     # The portable AVX2 build (what an artifact for any AVX2 CPU runs); on an AVX2 host the same as
     # sy-native. An AVX-512 build cannot be timed on an AVX2 host (its kernels are refused there).
     Engine("sy-native-avx2", "Switchyard native -isa=avx2", switchyard("cpu -isa=avx2")),
+] + [
+    # The native kernels through each codegen hook built in (e.g. sy-native-llvm).
+    Engine(f"sy-native-{cg}", f"Switchyard native -codegen={cg}", switchyard(f"cpu -codegen={cg}")) for cg in code_generators()
+] + [
     # Native kernels chosen by tuning records (`switchyard tune`, made on first use).
     Engine("sy-tuned", "Switchyard native+tuned", switchyard_tuned("cpu")),
     Engine("sy-tuned-ext", "Switchyard native+tuned+externs", switchyard_tuned("cpu", externs=True)),

@@ -54,6 +54,8 @@ int run_target(const TargetArgs& a) {
     j["host"] = {{"vendor", h.vendor}, {"model_name", h.model_name}, {"family", h.family}, {"model", h.model},
                  {"detected", h.detected}, {"caches_from", h.cache_source}};
     if (!h.override_text.empty()) j["host"]["override"] = h.override_text;
+    j["code_generators"] = nlohmann::json::array();
+    for (const auto& [name, what] : code_generators()) j["code_generators"].push_back({{"name", name}, {"description", what}});
     std::cout << j.dump(2) << "\n";
     return 0;
   }
