@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "codegen/c/compiler.h"
+#include "codegen/c/hooks.h"
 #include "strategy/externs.h"
 #include "support/error.h"
 #include "switchyard/version.h"
@@ -30,10 +31,22 @@ std::optional<Outcome> outcome_from_name(const std::string& s) {
   return std::nullopt;
 }
 
+namespace {
+std::string codegen_identities() {
+  std::string s;
+  for (const std::string& n : codegen::codegen_names())
+    if (const codegen::CodegenHook* h = codegen::find_codegen_hook(n); h && h->identity)
+      s += (s.empty() ? "" : ", ") + n + "=" + h->identity();
+  return s;
+}
+}  // namespace
+
 std::map<std::string, std::string> current_validators() {
   return {{"switchyard", SWITCHYARD_VERSION},
           {"schedules", strategy::kScheduleVersion},
           {"cc", codegen::compiler_identity()},
+          // The codegen hooks built in and their versions (a -codegen target's kernels are theirs).
+          {"codegens", codegen_identities()},
           // Which extern libraries (and versions) the build has: a record may choose one.
           {"libraries", strategy::extern_libraries()}};
 }
