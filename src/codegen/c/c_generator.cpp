@@ -477,12 +477,16 @@ std::string stateful_site_line(const tir::Stmt& s, const std::vector<tir::Buffer
   return line.append(" ").append(attrs.empty() ? std::string("-") : attrs);
 }
 
-std::string generate_c(const std::vector<tir::PrimFunc>& funcs, const CSourceOptions& opts) {
+void check_kernel_names(const std::vector<tir::PrimFunc>& funcs) {
   std::set<std::string> seen;
   for (const auto& f : funcs) {
     check_c_identifier(f.name);
     if (!seen.insert(f.name).second) throw Error("codegen: two kernels are named " + f.name);
   }
+}
+
+std::string generate_c(const std::vector<tir::PrimFunc>& funcs, const CSourceOptions& opts) {
+  check_kernel_names(funcs);
   std::map<std::string, size_t> externs;
   std::vector<std::string> extern_names;
   std::string bodies;

@@ -23,6 +23,10 @@ struct CSourceOptions {
 
 std::string generate_c(const std::vector<tir::PrimFunc>& funcs, const CSourceOptions& opts = {});
 
+// sy::Error unless every kernel name is a C identifier not starting with sy_, and unique (the
+// names are exported symbols of the library, whatever generates it).
+void check_kernel_names(const std::vector<tir::PrimFunc>& funcs);
+
 // The line of the library's site table (module.h's sy_kernel_sites) that describes stateful
 // extern call s of a kernel with these parameters: "func buffer... attrs", each buffer
 // PARAM:DTYPE:D0xD1... (PARAM -1 for a kernel temporary), attrs comma-separated integers or "-".

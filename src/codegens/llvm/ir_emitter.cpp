@@ -55,14 +55,16 @@ llvm::Intrinsic::ID float_intrinsic(const std::string& n) {
   return llvm::Intrinsic::not_intrinsic;
 }
 
-// The functions of libm_functions() glibc's libmvec has vector variants of (the C generator
-// declares the same ones `omp declare simd`).
+}  // namespace
+
 const std::set<std::string>& libmvec_functions() {
   static const std::set<std::string> fns = {"exp",   "log",   "sin",   "cos",  "tan",   "tanh",  "erf",  "erfc",
                                             "expm1", "log1p", "log2",  "log10", "exp2", "asin",  "acos", "atan",
                                             "sinh",  "cosh",  "asinh", "acosh", "atanh", "cbrt"};
   return fns;
 }
+
+namespace {
 
 bool is_unsigned(DType t) { return t == DType::u8 || t == DType::boolean; }
 
@@ -271,16 +273,19 @@ class Emitter {
     SY_CHECK(it != scope_->bufs.end()) << "llvm codegen: buffer " << b->name << " is not in scope";
     return it->second;
   }
-  Value* element(const Buffer& b, const std::vector<Expr>& idx) {
-    Expr flat;
+  // The row-major element index of idx in b, simplified under the loops' ranges.
+  Expr flat(const Buffer& b, const std::vector<Expr>& idx) {
+    Expr f;
     int64_t stride = 1;
     for (size_t d = idx.size(); d-- > 0;) {
       Expr term = idx[d] * int_imm(stride);
-      flat = flat ? term + flat : term;
+      f = f ? term + f : term;
       stride *= b->shape[d];
     }
-    Value* i = flat ? expr(simplify(flat, ranges_)) : b_.getInt64(0);
-    return b_.CreateInBoundsGEP(mem_type(b->dtype), buffer(b), i);
+    return f ? simplify(f, ranges_) : int_imm(0);
+  }
+  Value* element(const Buffer& b, const std::vector<Expr>& idx) {
+    return b_.CreateInBoundsGEP(mem_type(b->dtype), buffer(b), expr(flat(b, idx)));
   }
   void tag(llvm::Instruction* inst) {
     if (groups_.empty()) return;
@@ -610,16 +615,6 @@ class Emitter {
     return ok;
   }
 
-  Expr flat(const Buffer& b, const std::vector<Expr>& idx) {
-    Expr f;
-    int64_t stride = 1;
-    for (size_t d = idx.size(); d-- > 0;) {
-      Expr term = idx[d] * int_imm(stride);
-      f = f ? term + f : term;
-      stride *= b->shape[d];
-    }
-    return f ? simplify(f, ranges_) : int_imm(0);
-  }
   // 1: consecutive lanes read consecutive elements; 0: one element; -1: anything else.
   int stride_of(const Expr& f) {
     if (!uses_var(f, vvar_)) return 0;
@@ -1294,13 +1289,7 @@ class Emitter {
 std::unique_ptr<llvm::Module> emit_module(llvm::LLVMContext& ctx, const std::vector<tir::PrimFunc>& funcs,
                                           const EmitOptions& opts) {
   auto mod = std::make_unique<llvm::Module>("switchyard_kernels", ctx);
-  std::set<std::string> seen;
-  for (const auto& f : funcs) {
-    bool ok = !f.name.empty() && !std::isdigit(static_cast<unsigned char>(f.name[0])) && f.name.rfind("sy_", 0) != 0;
-    for (char c : f.name) ok &= std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-    if (!ok) throw Error("codegen: kernel name '" + f.name + "' is not a C identifier (or starts with the reserved sy_)");
-    if (!seen.insert(f.name).second) throw Error("codegen: two kernels are named " + f.name);
-  }
+  check_kernel_names(funcs);
   Emitter em(ctx, *mod, opts);
   em.prepare(funcs);
   for (const auto& f : funcs) em.kernel(f);

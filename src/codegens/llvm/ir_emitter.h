@@ -6,6 +6,8 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <set>
+#include <string>
 #include <vector>
 
 #include <llvm/IR/LLVMContext.h>
@@ -19,6 +21,10 @@ struct EmitOptions {
   int64_t max_stack_bytes = 64 * 1024;  // larger temporaries are allocated on the heap
   int vector_bits = 512;                // prefer-vector-width of the kernels
 };
+
+// The math functions glibc's libmvec has vector variants of (the C generator declares the same
+// ones `omp declare simd`); llvm_codegen.cpp tells LLVM's loop vectorizer about them too.
+const std::set<std::string>& libmvec_functions();
 
 // sy::Error for a construct it has no lowering for (naming it).
 std::unique_ptr<llvm::Module> emit_module(llvm::LLVMContext& ctx, const std::vector<tir::PrimFunc>& funcs,

@@ -78,9 +78,6 @@ MachineChoice machine_of(const target::Target& t, const llvm::Target& lt) {
 // glibc's vector variants of the math functions the kernels call (the C generator declares the
 // same ones `omp declare simd`): vector-function ABI names for the target's widest vectors.
 void add_libmvec(llvm::TargetLibraryInfoImpl& tli, target::IsaLevel l) {
-  static const char* fns[] = {"exp",   "log",   "sin",   "cos",  "tan",   "tanh",  "erf",  "erfc",
-                              "expm1", "log1p", "log2",  "log10", "exp2", "asin",  "acos", "atan",
-                              "sinh",  "cosh",  "asinh", "acosh", "atanh", "cbrt"};
   const char isa = l == target::IsaLevel::Avx512 ? 'e' : l == target::IsaLevel::Avx2 ? 'd' : 'b';
   const unsigned f32 = l == target::IsaLevel::Avx512 ? 16 : l == target::IsaLevel::Avx2 ? 8 : 4;
   // The names must outlive the library info: kept for the process.
@@ -89,7 +86,7 @@ void add_libmvec(llvm::TargetLibraryInfoImpl& tli, target::IsaLevel l) {
   std::lock_guard<std::mutex> lock(mu);
   std::vector<std::string>& keep = names[isa];
   if (keep.empty()) {
-    for (const char* f : fns) {
+    for (const std::string& f : llvmgen::libmvec_functions()) {
       keep.push_back(std::string(f) + "f");
       keep.push_back("_ZGV" + std::string(1, isa) + "N" + std::to_string(f32) + "v_" + f + "f");
       keep.push_back(f);
