@@ -288,10 +288,29 @@ void schedule_conv2d(GroupSchedule& g) {
       par = out.fuse(out.fuse(n, pc), ob);
       pb = pt;
     } else {
-      out.reorder({n, ob, pb, oi, pi});
-      // pb stays a serial loop: fused into the parallel axis, the plane's tail piece would become
-      // a guard on every iteration instead of one peeled loop.
-      par = out.fuse(n, ob);
+      // The threads split the blocks of output channels (each thread reads the whole input) or
+      // the plane's pixel tiles (each reads its part of the input and all the weights). The
+      // input was written by the threads of the kernel before, so a thread that reads all of it
+      // takes half from the other core's cache: that pays when its channel blocks do a lot of
+      // work per input element, not when they are one or two register tiles. MobileNetV2's
+      // projections (144 or 192 -> 32 channels, 28x28, after a depthwise conv split by
+      // channels) took 1.1-1.6x longer on 2 threads than by pixels; DenseNet's 1x1 convs to 128
+      // channels were faster by channel blocks. By pixels only when the whole tiles split evenly
+      // (the tail tile, peeled by loop partitioning, runs on one thread).
+      const int64_t T = std::max(1, g.target->cores), whole = HW / tw;
+      const bool few_blocks = (O + to * T - 1) / (to * T) <= 2, even = whole % T == 0 || whole >= 4 * T;
+      const bool by_pixels =
+          knobs.define("pixels_parallel", T > 1 && few_blocks && even ? std::vector<int64_t>{1, 0} : std::vector<int64_t>{0, 1}) == 1;
+      if (by_pixels) {
+        out.reorder({n, pb, ob, oi, pi});
+        par = out.fuse(n, pb);
+        pb = ob;  // the register tile's loop, where the accumulators go
+      } else {
+        out.reorder({n, ob, pb, oi, pi});
+        // pb stays a serial loop: fused into the parallel axis, the plane's tail piece would
+        // become a guard on every iteration instead of one peeled loop.
+        par = out.fuse(n, ob);
+      }
     }
     out.parallel(par);
     if (tw >= g.vector_lanes) {

@@ -82,5 +82,40 @@ TEST(NativeParallelRegions, APadOverFusedChannelsAndRowsIsOneLoop) {
   expect_close(nc.executable->run(inputs, 2, nullptr)[0], want[0]);
 }
 
+// MobileNetV2's projection: 192 -> 32 channels on a 28x28 plane, after a depthwise conv whose
+// threads split the channels. Split by blocks of output channels, each thread read the whole
+// input, half of it from the other core's cache, and ran slower on 2 threads than on 1; planned
+// for 2 cores, the threads split the plane's pixel tiles (the parallel loop runs over pixels),
+// and the values hold at 1 and 2 threads.
+TEST(NativeParallelRegions, AProjectionToFewChannelsSplitsThePixels) {
+  ops::Conv2dAttrs a;
+  a.strides = {1, 1};
+  a.padding = {0, 0, 0, 0};
+  a.dilation = {1, 1};
+  ir::Expr x = ir::var("x", ir::tensor_type({1, 192, 28, 28}, DType::f32));
+  ir::Expr y = ir::call(OpCode::Conv2d, {x, ir::constant(rnd({32, 192, 1, 1}, 21)), ir::constant(rnd({32}, 22))}, a);
+  ir::Module m;
+  m.functions["main"] = ir::function({x}, y);
+  native::CompileOptions two;
+  two.target = target::parse("cpu -cores=2");
+  native::Compiled nc = native::compile_native(m, two);
+  const size_t par = nc.generated_c.find("#pragma omp parallel for");
+  ASSERT_NE(par, std::string::npos) << nc.generated_c;
+  const std::string loop = nc.generated_c.substr(par, nc.generated_c.find('\n', nc.generated_c.find("for (", par)) - par);
+  // The pixel axis (k, l fused) is in the parallel loop, the channel blocks (j) are not.
+  EXPECT_NE(loop.find("k_l_fused"), std::string::npos) << loop;
+  EXPECT_EQ(loop.find("j_outer"), std::string::npos) << loop;
+  native::CompileOptions one;
+  one.target = target::parse("cpu -cores=1");
+  native::Compiled nc1 = native::compile_native(m, one);
+  const size_t par1 = nc1.generated_c.find("#pragma omp parallel for");
+  ASSERT_NE(par1, std::string::npos);
+  EXPECT_NE(nc1.generated_c.substr(par1, 200).find("j_outer"), std::string::npos) << "one core: by channel blocks";
+  std::vector<Tensor> inputs{rnd({1, 192, 28, 28}, 23)};
+  std::vector<Tensor> want = reference::run_module(m, inputs).value();
+  expect_close(nc.executable->run(inputs, 2, nullptr)[0], want[0]);
+  expect_close(nc.executable->run(inputs, 1, nullptr)[0], want[0]);
+}
+
 }  // namespace
 }  // namespace sy
