@@ -20,6 +20,7 @@
 #include "ops/op.h"
 #include "strategy/externs.h"
 #include "strategy/strategy.h"
+#include "support/error.h"
 #include "te/tensor.h"
 
 namespace sy::externs::onednn {
@@ -108,6 +109,26 @@ struct Conv {
   }
 };
 
+// Activations are NCHW (rank 4) or channel-blocked [N, C/B, H, W, B] (rank 5, B = 4, 8 or 16:
+// oneDNN's nChw<B>c, what its convolutions prefer), as a target hook keeps them between its
+// convolutions.
+memory::dims logical_dims(const sy_extern_site& s, int buffer) {
+  memory::dims d = dims_of(s, buffer);
+  if (d.size() == 5) return {d[0], d[1] * d[4], d[2], d[3]};
+  return d;
+}
+
+memory::desc activation_desc(const sy_extern_site& s, int buffer) {
+  const memory::dims d = logical_dims(s, buffer);
+  if (s.ranks[buffer] == 4) return memory::desc(d, memory::data_type::f32, tag::nchw);
+  switch (s.shapes[buffer][4]) {
+    case 16: return memory::desc(d, memory::data_type::f32, tag::nChw16c);
+    case 8: return memory::desc(d, memory::data_type::f32, tag::nChw8c);
+    case 4: return memory::desc(d, memory::data_type::f32, tag::nChw4c);
+    default: throw std::runtime_error("conv2d: a channel block of " + std::to_string(s.shapes[buffer][4]) + " (4, 8 or 16)");
+  }
+}
+
 void* conv_init(const sy_extern_site* s, char* err, size_t err_size) {
   return init_or_explain(err, err_size, [&]() -> void* {
     if (s->num_attrs < kNumAttrs || s->attrs[kNumPosts] < 0 || s->attrs[kNumPosts] > 16 ||
@@ -118,8 +139,9 @@ void* conv_init(const sy_extern_site* s, char* err, size_t err_size) {
     const int want = 3 + static_cast<int>(s->attrs[kHasBias] != 0) + adds;
     check_site(*s, want, want, s->num_attrs, "conv2d");
     const int out = s->num_buffers - 1;
-    if (s->ranks[0] != 4 || s->ranks[out] != 4 || (s->ranks[1] != 4 && s->ranks[1] != 5))
-      throw std::runtime_error("conv2d: expected NCHW data and a 4-d (or packed 5-d) weight");
+    if ((s->ranks[0] != 4 && s->ranks[0] != 5) || (s->ranks[out] != 4 && s->ranks[out] != 5) ||
+        (s->ranks[1] != 4 && s->ranks[1] != 5))
+      throw std::runtime_error("conv2d: expected NCHW (or channel-blocked) data and a 4-d (or packed 5-d) weight");
     const int64_t* a = s->attrs;
     auto c = std::make_unique<Conv>();
     c->has_bias = a[kHasBias] != 0;
@@ -131,10 +153,10 @@ void* conv_init(const sy_extern_site* s, char* err, size_t err_size) {
           (p.kind == kPostAdd && (c->blocked || p.a < 2 + (c->has_bias ? 1 : 0) || p.a >= out)))
         throw std::runtime_error("conv2d: a malformed post-op");
       if (p.kind == kPostAdd && dims_of(*s, static_cast<int>(p.a)) != dims_of(*s, out))
-        throw std::runtime_error("conv2d: an added tensor of another shape than the result");
+        throw std::runtime_error("conv2d: an added tensor of another shape or layout than the result");
       c->posts.push_back(p);
     }
-    const memory::dims x = dims_of(*s, 0), y = dims_of(*s, out);
+    const memory::dims x = logical_dims(*s, 0), y = logical_dims(*s, out);
     const int64_t G = a[kGroups], O = y[1], C = x[1], KH = s->shapes[1][2], KW = s->shapes[1][3];
     if (G < 1 || C % G || O % G) throw std::runtime_error("conv2d: channels not divisible by the groups");
     memory::dims w = {O, C / G, KH, KW};
@@ -143,8 +165,10 @@ void* conv_init(const sy_extern_site* s, char* err, size_t err_size) {
       w = {G, O / G, C / G, KH, KW};
       wtag = tag::goihw;
     }
-    c->src_user = memory::desc(x, memory::data_type::f32, tag::nchw);
-    c->dst_user = memory::desc(y, memory::data_type::f32, tag::nchw);
+    c->src_user = activation_desc(*s, 0);
+    c->dst_user = activation_desc(*s, out);
+    if (c->blocked && (s->ranks[0] == 5 || s->ranks[out] == 5))
+      throw std::runtime_error("conv2d: the blocked variant takes NCHW data");
     c->wei_user = memory::desc(w, memory::data_type::f32, wtag);
     if (c->has_bias) c->bias = memory::desc({O}, memory::data_type::f32, tag::a);
     c->strides = {a[kSh], a[kSw]};
@@ -291,6 +315,32 @@ std::optional<std::vector<te::Tensor>> conv_group(const ir::FunctionNode& fn, co
 }
 
 }  // namespace
+
+te::Tensor conv2d_stage(const std::string& name, const ir::CallNode& conv, const te::Tensor& x, const te::Tensor& w,
+                        const te::Tensor* bias, const std::vector<ConvPost>& posts, const std::vector<te::Tensor>& added,
+                        const Shape& out) {
+  const auto& a = conv.attrs_as<ops::Conv2dAttrs>();
+  const int64_t block = w.shape().size() == 5 ? w.shape()[4] : 0;
+  std::vector<te::Tensor> in{x, w};
+  if (bias) in.push_back(*bias);
+  std::vector<int64_t> attrs = {a.strides[0], a.strides[1], a.padding[0], a.padding[1], a.padding[2],
+                                a.padding[3], a.dilation[0], a.dilation[1], a.groups,     block,
+                                0,            bias ? 1 : 0,  static_cast<int64_t>(posts.size())};
+  size_t next = 0;
+  for (const ConvPost& p : posts) {
+    if (p.kind == ConvPost::Add) {
+      SY_CHECK(next < added.size()) << "conv2d_stage: fewer added tensors than add post-ops";
+      attrs.insert(attrs.end(), {kPostAdd, static_cast<int64_t>(in.size()), 0});
+      in.push_back(added[next++]);
+    } else if (p.kind == ConvPost::Clip) {
+      attrs.insert(attrs.end(), {kPostClip, float_bits(p.lo), float_bits(p.hi)});
+    } else {
+      attrs.insert(attrs.end(), {kPostRelu, 0, 0});
+    }
+  }
+  SY_CHECK(next == added.size()) << "conv2d_stage: more added tensors than add post-ops";
+  return te::stateful_extern_op(name, out, DType::f32, in, "sy_onednn_conv2d", attrs);
+}
 
 void register_conv2d() {
   const std::string lib = library_version();

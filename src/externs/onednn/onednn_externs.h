@@ -1,6 +1,13 @@
 // The oneDNN extern implementations (conv2d, dense, matmul), registered by
-// register_onednn_externs (called from the generated registration file, see cmake/backends.cmake).
+// register_onednn_externs (called from the generated registration file, see cmake/backends.cmake),
+// and the stages that call them, for an integration that builds its own loop IR around them (the
+// oneDNN target hook, src/backends/onednn_hook).
 #pragma once
+#include <string>
+#include <vector>
+
+#include "ir/expr.h"
+#include "te/tensor.h"
 
 namespace sy::externs {
 void register_onednn_externs();
@@ -9,4 +16,25 @@ void register_onednn_externs();
 namespace sy::externs::onednn {
 void register_conv2d();
 void register_matmul();
+
+// A post-op of conv2d_stage, in the order they apply: relu; clip to [lo, hi]; add a tensor of the
+// result's shape and layout (the next of conv2d_stage's `added`).
+struct ConvPost {
+  enum Kind { Relu = 1, Clip = 2, Add = 3 } kind = Relu;
+  double lo = 0, hi = 0;
+};
+
+// The call of sy_onednn_conv2d for `conv`'s attributes (a stateful extern stage: the primitive is
+// made at load, a constant weight reordered once). x and the result (shape `out`) are NCHW or
+// channel-blocked [N, C/B, H, W, B] (oneDNN's nChw<B>c, B = 4, 8 or 16; the primitive is made
+// for exactly these layouts); w is the conv's weight ([O, C/G, KH, KW] or the native packing),
+// `bias` null or [O]; `added` the add post-ops' tensors, in the result's layout.
+te::Tensor conv2d_stage(const std::string& name, const ir::CallNode& conv, const te::Tensor& x, const te::Tensor& w,
+                        const te::Tensor* bias, const std::vector<ConvPost>& posts, const std::vector<te::Tensor>& added,
+                        const Shape& out);
+
+// The call of sy_onednn_matmul: a [.., K] x W [N, K]^T (dense with a plain weight: dense = true)
+// or a x b (matmul, same-rank operands), plus a bias of N values when non-null.
+te::Tensor matmul_stage(const std::string& name, bool dense, const te::Tensor& a, const te::Tensor& b,
+                        const te::Tensor* bias, const Shape& out);
 }  // namespace sy::externs::onednn

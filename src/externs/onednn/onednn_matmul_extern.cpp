@@ -20,7 +20,8 @@ namespace {
 using dnnl::memory;
 using tag = memory::format_tag;
 
-// attrs: weight block (dense: its packed weight's block; 0: matmul's plain right operand).
+// attrs: weight block (dense: its packed weight's block; 0: matmul's plain right operand; -1:
+// dense with a plain weight W [N, K]).
 struct MatMulPrims {
   dnnl::matmul prim;
   memory::desc b, scratch;
@@ -81,15 +82,22 @@ void* matmul_init(const sy_extern_site* s, char* err, size_t err_size) {
     const int out = s->num_buffers - 1;
     const memory::dims x = dims_of(*s, 0), w = dims_of(*s, 1), y = dims_of(*s, out);
     memory::dims ad, bd, cd;
-    if (block > 0) {  // dense: x [..., K] . W^T with W packed [ceil(N/B), K, B]
-      if (w.size() != 3 || w[2] != block) throw std::runtime_error("dense: expected a packed weight");
+    if (block > 0 || block == -1) {  // dense: x [..., K] . W^T with W packed [ceil(N/B), K, B] or plain [N, K]
       const int64_t K = x.back(), N = y.back();
+      if (block > 0 && (w.size() != 3 || w[2] != block)) throw std::runtime_error("dense: expected a packed weight");
+      if (block < 0 && w != memory::dims{N, K}) throw std::runtime_error("dense: expected a weight [N, K]");
       ad = as_matmul(x, 2);
       cd = as_matmul(y, 2);
       bd = {K, N};
       m->b_user = memory::desc(bd, memory::data_type::f32, tag::ba);
-      if (!s->constants[1]) throw std::runtime_error("dense: a packed weight must be a constant");
-      m->plain_b = unpack_rows(static_cast<const float*>(s->constants[1]), N, K, block);
+      if (const void* wc = s->constants[1]) {
+        const float* f = static_cast<const float*>(wc);
+        m->plain_b = block > 0 ? unpack_rows(f, N, K, block) : std::vector<float>(f, f + N * K);
+      } else if (block > 0) {
+        throw std::runtime_error("dense: a packed weight must be a constant");
+      }
+    } else if (block != 0) {
+      throw std::runtime_error("matmul: a weight block of " + std::to_string(block));
     } else {  // matmul: same-rank operands, batch dims equal or all 1 in B (why_not_matmul)
       if (x.size() < 2 || x.size() != w.size()) throw std::runtime_error("matmul: operands of different ranks");
       const int rank = x.size() > 2 ? 3 : 2;
@@ -154,6 +162,13 @@ std::string why_not_matmul(const ir::CallNode& c) {
 }
 
 }  // namespace
+
+te::Tensor matmul_stage(const std::string& name, bool dense, const te::Tensor& a, const te::Tensor& b,
+                        const te::Tensor* bias, const Shape& out) {
+  std::vector<te::Tensor> in{a, b};
+  if (bias) in.push_back(*bias);
+  return te::stateful_extern_op(name, out, DType::f32, in, "sy_onednn_matmul", {dense ? -1 : 0});
+}
 
 void register_matmul() {
   const std::string lib = library_version();

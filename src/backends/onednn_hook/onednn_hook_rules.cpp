@@ -1,0 +1,113 @@
+// What the oneDNN target hook claims: convolutions with their bias, a residual add and relu or
+// clip (oneDNN's post-ops), and dense / matmul with a bias and relu or GELU. Each rule's check
+// says why a match is refused (--explain shows it).
+#include "backends/onednn_hook/onednn_hook.h"
+
+#include "ops/attrs.h"
+#include "ops/op.h"
+
+namespace sy::backends::onednn_hook {
+
+using ops::OpCode;
+using namespace pattern;
+
+const ir::CallNode* as_op(const ir::Expr& e, OpCode op) {
+  auto* c = e->as<ir::CallNode>();
+  return c && c->is_op() && c->op == op ? c : nullptr;
+}
+
+Chain chain_of(const ir::Expr& root) {
+  Chain ch;
+  ir::Expr e = root;
+  if (auto* r = as_op(e, OpCode::Relu)) {
+    ch.act = r;
+    e = r->args[0];
+  } else if (auto* c = as_op(e, OpCode::Clip)) {
+    ch.act = c;
+    e = c->args[0];
+  } else if (auto* g = as_op(e, OpCode::Gelu)) {
+    ch.act = g;
+    e = g->args[0];
+  }
+  if (auto* a = as_op(e, OpCode::Add)) {
+    const bool anchor_first = as_op(a->args[0], OpCode::Conv2d) || as_op(a->args[0], OpCode::Dense) ||
+                              as_op(a->args[0], OpCode::MatMul);
+    ch.add = a;
+    ch.other = a->args[anchor_first ? 1 : 0];
+    e = a->args[anchor_first ? 0 : 1];
+  }
+  ch.anchor = e->as<ir::CallNode>();
+  return ch;
+}
+
+namespace {
+
+bool f32(const ir::Expr& e) { return ir::is_tensor(e->type) && ir::as_tensor(e->type).dtype == DType::f32; }
+
+std::string check_conv(const Match& m) {
+  const Chain ch = chain_of(m.nodes.back());
+  if (!ch.anchor || !ch.anchor->is_op() || ch.anchor->op != OpCode::Conv2d) return "onednn_hook: no conv2d in the match";
+  for (const ir::Expr& a : ch.anchor->args)
+    if (!f32(a)) return "onednn_hook conv2d: float32 only";
+  if (ir::shape_of(ch.anchor->args[0]).size() != 4) return "onednn_hook conv2d: not a 2-d convolution over NCHW";
+  if (ir::shape_of(ch.anchor->args[1]).size() != 4) return "onednn_hook conv2d: the weight is not [O, C/G, KH, KW]";
+  if (ch.add && (!f32(ch.other) || ir::shape_of(ch.other) != ir::as_tensor(ch.anchor->type).shape))
+    return "onednn_hook conv2d: the add's other operand " + shape_str(ir::shape_of(ch.other)) +
+           " is not of the result's shape (oneDNN's sum post-op does not broadcast here)";
+  if (ch.act && ch.act->op == OpCode::Gelu) return "onednn_hook conv2d: GELU is not one of its post-ops";
+  return "";
+}
+
+std::string check_gemm(const Match& m) {
+  const Chain ch = chain_of(m.nodes.back());
+  if (!ch.anchor || !ch.anchor->is_op()) return "onednn_hook: no dense or matmul in the match";
+  for (const ir::Expr& a : ch.anchor->args)
+    if (!f32(a)) return "onednn_hook: float32 only";
+  const Shape& a = ir::shape_of(ch.anchor->args[0]);
+  const Shape& b = ir::shape_of(ch.anchor->args[1]);
+  const Shape& y = ir::as_tensor(ch.anchor->type).shape;
+  if (a.size() < 2) return "onednn_hook: an operand of rank " + std::to_string(a.size());
+  if (ch.anchor->op == OpCode::Dense) {
+    if (b.size() != 2) return "onednn_hook dense: the weight is not [N, K]";
+    if (ch.anchor->args.size() == 3 && ch.add) return "onednn_hook dense: a bias and another add";
+  } else {
+    if (a.size() != b.size()) return "onednn_hook matmul: operands of different ranks";
+    int64_t bb = 1;
+    for (size_t i = 0; i + 2 < b.size(); ++i) bb *= b[i];
+    for (size_t i = 0; i + 2 < a.size(); ++i)
+      if (a[i] != b[i] && bb != 1) return "onednn_hook matmul: batch dims broadcast in a way oneDNN's matmul does not";
+  }
+  if (ch.add) {
+    Shape bs = ir::shape_of(ch.other);
+    while (bs.size() > 1 && bs.front() == 1) bs.erase(bs.begin());
+    if (ch.other->kind != ir::ExprKind::Constant || bs != Shape{y.back()} || ir::shape_of(ch.other).size() > y.size())
+      return "onednn_hook: the add's operand " + shape_str(ir::shape_of(ch.other)) + " is not a bias of " + std::to_string(y.back());
+  }
+  return "";
+}
+
+Pattern add_either(const Pattern& x, const Pattern& other) {
+  return alt({op(OpCode::Add, {x, other}), op(OpCode::Add, {other, x})});
+}
+
+}  // namespace
+
+std::vector<CompositeRule> rules() {
+  Pattern conv = alt({op(OpCode::Conv2d, {wildcard(), constant(), constant()}), op(OpCode::Conv2d, {wildcard(), constant()})});
+  auto act = [](const Pattern& x) { return alt({op(OpCode::Relu, {x}), op(OpCode::Clip, {x})}); };
+  Pattern residual = add_either(conv, wildcard());
+  Pattern gemm = alt({op(OpCode::Dense, {wildcard(), constant(), constant()}), op(OpCode::Dense, {wildcard(), constant()}),
+                      op(OpCode::MatMul, {wildcard(), wildcard()})});
+  Pattern biased = add_either(gemm, constant());
+  auto gemm_act = [](const Pattern& x) { return alt({op(OpCode::Relu, {x}), op(OpCode::Gelu, {x})}); };
+  return {{"onednn_hook.conv_add_act", act(residual), check_conv},
+          {"onednn_hook.conv_add", residual, check_conv},
+          {"onednn_hook.conv_act", act(conv), check_conv},
+          {"onednn_hook.conv", conv, check_conv},
+          {"onednn_hook.gemm_bias_act", gemm_act(biased), check_gemm},
+          {"onednn_hook.gemm_bias", biased, check_gemm},
+          {"onednn_hook.gemm_act", gemm_act(gemm), check_gemm},
+          {"onednn_hook.gemm", gemm, check_gemm}};
+}
+
+}  // namespace sy::backends::onednn_hook

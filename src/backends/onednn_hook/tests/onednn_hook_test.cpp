@@ -1,0 +1,214 @@
+// The oneDNN integration through its lowering hook: the loop IR it makes of a region (golden: the
+// region's input reordered to oneDNN's blocked layout once, the convolutions chained in it, one
+// reorder back at the end), values against the reference executor at 1 and 2 threads (a
+// ResNet-style block with a residual add, channels the block does not divide, GEMMs with their
+// epilogues), what it declines, and an artifact that loads without the backend.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <string>
+
+#include "api/compile.h"
+#include "backends/reference/executor.h"
+#include "native/compile.h"
+#include "native/hooked_regions.h"
+#include "ops/attrs.h"
+#include "ops/op.h"
+#include "partition/pipeline.h"
+#include "runtime/artifact.h"
+#include "runtime/compiled_model.h"
+#include "target/target.h"
+#include "tir/printer.h"
+
+namespace sy {
+namespace {
+
+using ops::OpCode;
+
+Tensor rnd(Shape s, uint32_t seed) {
+  std::mt19937 g(seed);
+  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
+  Tensor t(DType::f32, std::move(s));
+  for (int64_t i = 0; i < t.numel(); ++i) t.data<float>()[i] = d(g);
+  return t;
+}
+
+ir::Module module_of(std::vector<ir::Expr> params, ir::Expr body) {
+  ir::Module m;
+  m.functions["main"] = ir::function(std::move(params), std::move(body));
+  return m;
+}
+
+api::Compilation compile_with_hook(const ir::Module& m, const std::string& target = "cpu") {
+  api::CompileSpec spec;
+  spec.backends = {"onednn_hook"};
+  spec.target = target;
+  return api::compile(m, spec);
+}
+
+int hooked_kernels(const api::Compilation& c) {
+  int n = 0;
+  for (const strategy::Choice& ch : c.native->choices) n += ch.implementation == "onednn_hook";
+  return n;
+}
+
+void expect_matches_reference(const api::Compilation& c, const ir::Module& m, const std::vector<Tensor>& inputs,
+                              const std::string& what) {
+  std::vector<Tensor> want = reference::run_module(m, inputs).value();
+  for (int threads : {1, 2}) {
+    std::vector<Tensor> got = c.model.run(inputs, threads);
+    ASSERT_EQ(got.size(), want.size()) << what;
+    for (size_t o = 0; o < want.size(); ++o) {
+      ASSERT_EQ(got[o].shape(), want[o].shape()) << what;
+      int bad = 0;
+      for (int64_t i = 0; i < want[o].numel() && bad < 5; ++i) {
+        const double g = got[o].data<float>()[i], w = want[o].data<float>()[i];
+        if (!(std::abs(g - w) <= 1e-4 + 1e-4 * std::abs(w))) {
+          ++bad;
+          ADD_FAILURE() << what << ", " << threads << " threads, output " << o << " element " << i << ": " << g
+                        << " vs reference " << w;
+        }
+      }
+    }
+  }
+}
+
+ops::Conv2dAttrs conv_attrs(int64_t stride, int64_t pad) {
+  ops::Conv2dAttrs a;
+  a.strides = {stride, stride};
+  a.padding = {pad, pad, pad, pad};
+  a.dilation = {1, 1};
+  return a;
+}
+
+ir::Expr conv(ir::Expr x, int64_t o, int64_t c, int64_t k, int64_t stride, uint32_t seed) {
+  return ir::call(OpCode::Conv2d, {std::move(x), ir::constant(rnd({o, c, k, k}, seed)), ir::constant(rnd({o}, seed + 1))},
+                  conv_attrs(stride, k / 2));
+}
+
+ir::Expr relu(ir::Expr x) { return ir::call(OpCode::Relu, {std::move(x)}); }
+
+// A ResNet bottleneck: 1x1 -> 3x3 -> 1x1 with the residual add and relu, the input's 32
+// channels also through a 1x1 projection (the shortcut).
+ir::Module bottleneck(int64_t c, int64_t h) {
+  ir::Expr x = ir::var("x", ir::tensor_type({1, c, h, h}, DType::f32));
+  ir::Expr a = relu(conv(x, 16, c, 1, 1, 10));
+  ir::Expr b = relu(conv(a, 16, 16, 3, 1, 12));
+  ir::Expr y = relu(ir::call(OpCode::Add, {conv(b, 64, 16, 1, 1, 14), conv(x, 64, c, 1, 1, 16)}));
+  return module_of({x}, y);
+}
+
+TEST(OnednnHook, ABottleneckIsOneKernelInTheBlockedLayout) {
+  ir::Module m = bottleneck(32, 9);
+  api::Compilation c = compile_with_hook(m);
+  EXPECT_EQ(hooked_kernels(c), 1);
+  EXPECT_EQ(c.native->executable->plan().kernels.size(), 1u);
+  EXPECT_TRUE(c.model.modules.empty()) << "a hooked backend builds no runtime module";
+  expect_matches_reference(c, m, {rnd({1, 32, 9, 9}, 30)}, "bottleneck");
+  // The same for AVX2's block of 8 channels.
+  expect_matches_reference(compile_with_hook(m, "cpu -isa=avx2"), m, {rnd({1, 32, 9, 9}, 31)}, "bottleneck, avx2");
+}
+
+TEST(OnednnHook, ChannelsTheBlockDoesNotDivideStayPlain) {
+  // A stem (3 channels in), 24 channels (not a multiple of 16), a strided 3x3 and clip (ReLU6).
+  ir::Expr x = ir::var("x", ir::tensor_type({2, 3, 17, 17}, DType::f32));
+  ops::ClipAttrs six;
+  six.min = 0;
+  six.max = 6;
+  ir::Expr a = relu(conv(x, 24, 3, 3, 2, 40));
+  ir::Expr y = ir::call(OpCode::Clip, {conv(a, 32, 24, 3, 2, 42)}, std::make_shared<const ops::ClipAttrs>(six));
+  ir::Module m = module_of({x}, y);
+  expect_matches_reference(compile_with_hook(m), m, {rnd({2, 3, 17, 17}, 44)}, "stem");
+}
+
+TEST(OnednnHook, GemmsWithTheirEpilogues) {
+  ir::Expr x = ir::var("x", ir::tensor_type({5, 40}, DType::f32));
+  ops::GeluAttrs erf;
+  ir::Expr d = ir::call(OpCode::Gelu, {ir::call(OpCode::Dense, {x, ir::constant(rnd({24, 40}, 50)), ir::constant(rnd({24}, 51))})},
+                        std::make_shared<const ops::GeluAttrs>(erf));
+  ir::Expr y = relu(ir::call(OpCode::Add, {ir::call(OpCode::Dense, {d, ir::constant(rnd({8, 24}, 52))}), ir::constant(rnd({8}, 53))}));
+  ir::Module m = module_of({x}, y);
+  api::Compilation c = compile_with_hook(m);
+  EXPECT_EQ(hooked_kernels(c), 1);
+  expect_matches_reference(c, m, {rnd({5, 40}, 54)}, "dense+bias+gelu, dense+add+relu");
+  // Attention's batched matmul of two activations.
+  ir::Expr q = ir::var("q", ir::tensor_type({2, 7, 16}, DType::f32));
+  ir::Expr k = ir::var("k", ir::tensor_type({2, 16, 7}, DType::f32));
+  ir::Module mm = module_of({q, k}, ir::call(OpCode::MatMul, {q, k}));
+  expect_matches_reference(compile_with_hook(mm), mm, {rnd({2, 7, 16}, 55), rnd({2, 16, 7}, 56)}, "batched matmul");
+}
+
+TEST(OnednnHook, DeclinesWhatItCannotRunWithAReason) {
+  // An add that broadcasts a per-channel operand over the conv's result is not a sum post-op.
+  ir::Expr x = ir::var("x", ir::tensor_type({1, 16, 8, 8}, DType::f32));
+  ir::Expr y = ir::call(OpCode::Add, {conv(x, 16, 16, 1, 1, 60), ir::constant(rnd({1, 16, 1, 1}, 62))});
+  ir::Module m = module_of({x}, y);
+  api::Compilation c = compile_with_hook(m);
+  std::string reasons;
+  for (const partition::NodeDecision& d : c.partition.report.decisions)
+    for (const auto& [backend, why] : d.rejections) reasons += backend + ": " + why + "\n";
+  EXPECT_NE(reasons.find("onednn_hook"), std::string::npos) << reasons;
+  EXPECT_EQ(hooked_kernels(c), 1) << "the conv alone";
+  expect_matches_reference(c, m, {rnd({1, 16, 8, 8}, 64)}, "conv with a broadcast add");
+}
+
+TEST(OnednnHook, IrAfterTheHook) {
+  // conv+bias+relu then conv+bias+add(the first's result)+relu over 16 channels: the input
+  // reordered to the blocked layout once, both calls on blocked buffers (the add's operand too,
+  // as post-op 2: kind 3, buffer 3), the result reordered back in a parallel loop.
+  ir::Expr x = ir::var("x", ir::tensor_type({1, 16, 4, 4}, DType::f32));
+  ir::Expr a = relu(conv(x, 16, 16, 1, 1, 70));
+  ir::Expr y = relu(ir::call(OpCode::Add, {conv(a, 16, 16, 1, 1, 72), a}));
+  partition::PartitionOptions po = api::partition_options({"onednn_hook"}, {});
+  partition::PartitionResult pr = partition::partition_module(module_of({x}, y), po);
+  ir::Module hooked = native::take_hooked_regions(native::fuse_for_native(pr.module), runtime::lowering_hooks(po.backends));
+  auto* call = hooked.main().body->as<ir::CallNode>();
+  ASSERT_TRUE(call && call->callee->as<ir::FunctionNode>());
+  const backends::LoweringHook* hook = po.backends[0]->lowering_hook();
+  ASSERT_NE(hook, nullptr);
+  tir::PrimFunc f = hook->lower(*call->callee->as<ir::FunctionNode>(), "k0_onednn_hook", target::parse("cpu -isa=avx512"));
+  EXPECT_EQ(tir::print_func(f), R"(func k0_onednn_hook(p0: float32[1, 16, 4, 4], p1: float32[16, 16, 1, 1], p2: float32[16], p3: float32[16, 16, 1, 1], p4: float32[16], to_nchw1: float32[1, 16, 4, 4]) {
+  allocate to_blocked0: float32[1, 1, 4, 4, 16] {
+    allocate conv0: float32[1, 1, 4, 4, 16] {
+      allocate conv1: float32[1, 1, 4, 4, 16] {
+        for k in [0, 4) {
+          for l in [0, 4) {
+            for m in [0, 16) {
+              to_blocked0[0, 0, k, l, m] = p0[0, m, k, l]
+            }
+          }
+        }
+        call stateful sy_onednn_conv2d(to_blocked0, p1, p2, conv0, 1, 1, 0, 0, 0, 0, 1, 1, 1, 0, 0, 1, 1, 1, 0, 0)
+        call stateful sy_onednn_conv2d(conv0, p3, p4, conv0, conv1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 0, 0, 1, 2, 3, 3, 0, 1, 0, 0)
+        parallel for i.j.fused in [0, 16) {
+          for k_1 in [0, 4) {
+            for l_1 in [0, 4) {
+              to_nchw1[0, i.j.fused, k_1, l_1] = conv1[0, 0, k_1, l_1, i.j.fused]
+            }
+          }
+        }
+      }
+    }
+  }
+}
+)");
+}
+
+TEST(OnednnHook, ArtifactLoadsWithoutTheBackend) {
+  ir::Module m = bottleneck(32, 6);
+  api::Compilation c = compile_with_hook(m);
+  const std::string path = ::testing::TempDir() + "/onednn_hook.sya";
+  runtime::save_artifact(c.model, path);
+  runtime::CompiledModel back = runtime::load_artifact(path, {});  // no backend at all
+  std::vector<Tensor> in{rnd({1, 32, 6, 6}, 80)};
+  std::vector<Tensor> want = c.model.run(in, 2), got = back.run(in, 2);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(0, std::memcmp(got[0].raw(), want[0].raw(), static_cast<size_t>(want[0].nbytes())));
+  std::remove(path.c_str());
+}
+
+}  // namespace
+}  // namespace sy
