@@ -193,7 +193,12 @@ class Planner {
     }
   }
 
-  // Greedy best-fit reuse over the call sequence: a buffer is free after the last call reading it.
+  // Storage reuse, offline: each planned buffer lives from the call that writes it to the last
+  // call that reads it; buffers are placed largest first, each at the lowest offset where it
+  // overlaps no placed buffer of an overlapping lifetime (the greedy-by-size assignment of
+  // TFLite's and MNN's planners). An online best-fit over the call sequence had to grow the arena
+  // whenever the free blocks were fragmented: ResNet-50's plan was 10.4 MB where its largest
+  // live set needs less.
   void plan_memory() {
     const int n = static_cast<int>(p_.calls.size());
     std::vector<int> last_use(p_.values.size(), -1), first_def(p_.values.size(), -1);
@@ -204,56 +209,43 @@ class Planner {
     }
     // Results that are views of intermediates stay alive to the end.
     for (int v : p_.outputs) last_use[static_cast<size_t>(root(v))] = n;
-    struct Block { int64_t offset, size; };
-    std::vector<Block> free_blocks;
-    std::vector<std::vector<int>> release_at(static_cast<size_t>(n + 1));
+    struct Buf {
+      int value;
+      int64_t size;
+      int from, to;  // calls, inclusive: an output never shares with an input of its own call
+      int64_t offset = -1;
+    };
+    std::vector<Buf> bufs;
     for (size_t v = 0; v < p_.values.size(); ++v) {
       const Value& val = p_.values[v];
-      if (val.kind == ValueKind::Storage && val.alias_of < 0) p_.intermediate_bytes += val.nbytes();
+      if (val.kind != ValueKind::Storage || val.alias_of >= 0) continue;
+      p_.intermediate_bytes += val.nbytes();
+      if (first_def[v] < 0) continue;  // never written: not planned (cannot happen for a call's output)
+      const int to = std::max(first_def[v], last_use[v]);  // never read: free after its own call
+      bufs.push_back({static_cast<int>(v), aligned(std::max<int64_t>(val.nbytes(), 1)), first_def[v], to});
     }
-    for (int i = 0; i < n; ++i) {
-      for (int v : p_.calls[static_cast<size_t>(i)].outputs) {
-        Value& val = p_.values[static_cast<size_t>(v)];
-        if (val.kind != ValueKind::Storage || val.alias_of >= 0) continue;
-        int64_t need = aligned(std::max<int64_t>(val.nbytes(), 1));
-        auto best = free_blocks.end();
-        for (auto it = free_blocks.begin(); it != free_blocks.end(); ++it)
-          if (it->size >= need && (best == free_blocks.end() || it->size < best->size)) best = it;
-        if (best != free_blocks.end()) {
-          val.offset = best->offset;
-          if (best->size > need) {
-            best->offset += need;
-            best->size -= need;
-          } else {
-            free_blocks.erase(best);
-          }
-        } else {
-          val.offset = p_.arena_bytes;
-          p_.arena_bytes += need;
-        }
-        int end = last_use[static_cast<size_t>(v)];
-        if (end < 0) end = i;  // never read: free after its own call
-        release_at[static_cast<size_t>(end)].push_back(v);
+    std::vector<size_t> order(bufs.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return bufs[a].size != bufs[b].size ? bufs[a].size > bufs[b].size : bufs[a].from < bufs[b].from;
+    });
+    std::vector<size_t> placed;  // by offset
+    for (size_t i : order) {
+      Buf& b = bufs[i];
+      int64_t at = 0;
+      for (size_t j : placed) {
+        const Buf& o = bufs[j];
+        if (o.to < b.from || b.to < o.from) continue;  // lifetimes apart
+        if (at + b.size <= o.offset) break;            // fits in the gap below o
+        at = std::max(at, o.offset + o.size);
       }
-      for (int v : release_at[static_cast<size_t>(i)]) {
-        const Value& val = p_.values[static_cast<size_t>(v)];
-        free_blocks.push_back({val.offset, aligned(std::max<int64_t>(val.nbytes(), 1))});
-      }
-      coalesce(free_blocks);
+      b.offset = at;
+      p_.arena_bytes = std::max(p_.arena_bytes, at + b.size);
+      p_.values[static_cast<size_t>(b.value)].offset = at;
+      placed.insert(std::upper_bound(placed.begin(), placed.end(), i,
+                                     [&](size_t x, size_t y) { return bufs[x].offset < bufs[y].offset; }),
+                    i);
     }
-  }
-
-  template <typename B>
-  static void coalesce(std::vector<B>& blocks) {
-    std::sort(blocks.begin(), blocks.end(), [](const B& a, const B& b) { return a.offset < b.offset; });
-    std::vector<B> out;
-    for (const B& b : blocks) {
-      if (!out.empty() && out.back().offset + out.back().size == b.offset)
-        out.back().size += b.size;
-      else
-        out.push_back(b);
-    }
-    blocks = std::move(out);
   }
 
   const ir::Module& m_;
