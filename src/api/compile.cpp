@@ -79,6 +79,7 @@ std::string place_by_measurement(const ir::Module& m, const partition::Partition
   runtime::PlacementOptions po;
   po.native.target = target;
   po.native.lowering_hooks = runtime::lowering_hooks(popts.backends);
+  po.native.region_splits = runtime::region_splits(popts.backends);
   std::unique_ptr<RecordsUse> chooser = use_records(spec.records, po.native, true);
   po.records = spec.records;
   po.threads = spec.threads;
@@ -130,6 +131,7 @@ Compilation compile(const ir::Module& m, const CompileSpec& spec) {
   no.target = c.target;
   no.progress = spec.progress;
   no.lowering_hooks = runtime::lowering_hooks(popts.backends);
+  no.region_splits = runtime::region_splits(popts.backends);
   std::unique_ptr<RecordsUse> records = use_records(spec.records, no, spec.placement == "measured");
   c.native = native::compile_native(c.model.module, no);
   c.model.module = c.native->fused;

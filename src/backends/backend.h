@@ -7,6 +7,7 @@
 #pragma once
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,9 @@ class RuntimeModule {
   // The module's own state (e.g. a compiled shared library); weights are not included: they
   // travel once, in the external functions' constants.
   virtual std::string save() const = 0;
+  // The intermediate memory the module plans for itself (its regions' activations at the current
+  // thread count, after reuse), reported beside the native kernels' arena; -1: not known.
+  virtual int64_t activation_bytes() { return -1; }
 };
 
 // A target hook (TVM's RelayToTIR): a backend that has one does not compile its regions into a
@@ -78,6 +82,16 @@ class LoweringHook {
   // symbol. The kernel's parameters are fn's, then one output per result tensor (as
   // native::lower_function's). Throws sy::Error for a region it cannot lower.
   virtual tir::PrimFunc lower(const ir::FunctionNode& fn, const std::string& name, const target::Target& target) const = 0;
+  // A hook may split a region into several kernels, so that the tensors between them are planned
+  // by the native memory planner (in the arena every kernel shares) instead of being temporaries
+  // of one kernel: it returns the region as a function of the same parameters whose body calls
+  // functions with the attribute LoweredBy=<backend> (each becomes a kernel, given to lower()
+  // with its weights lifted to parameters), tuples and their items. nullopt: one kernel.
+  virtual std::optional<ir::Expr> split(const ir::FunctionNode& region, const target::Target& target) const {
+    (void)region;
+    (void)target;
+    return std::nullopt;
+  }
 };
 
 class Backend {

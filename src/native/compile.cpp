@@ -62,9 +62,44 @@ std::optional<uint64_t> random_choices_seed() {
   if (!e || !*e) return std::nullopt;
   const std::string s = e;
   char* end = nullptr;
+  if (s.rfind("impls:", 0) == 0) return std::nullopt;  // listed_choices
   const unsigned long long v = s.rfind("random:", 0) == 0 ? std::strtoull(s.c_str() + 7, &end, 10) : 0;
-  if (!end || end == s.c_str() + 7 || *end) throw Error("SWITCHYARD_CHOICES: expected random:SEED, got '" + s + "'");
+  if (!end || end == s.c_str() + 7 || *end) throw Error("SWITCHYARD_CHOICES: expected random:SEED or impls:NAME,..., got '" + s + "'");
   return v;
+}
+
+// $SWITCHYARD_CHOICES=impls:NAME,NAME,... (benchmarks, e.g. one library's extern implementations
+// against its other integrations): each kernel takes the first listed implementation that
+// applies to it, with default knobs; others the strategy's order.
+std::optional<std::vector<std::string>> listed_choices() {
+  const char* e = std::getenv("SWITCHYARD_CHOICES");
+  if (!e || std::string(e).rfind("impls:", 0) != 0) return std::nullopt;
+  std::vector<std::string> names;
+  std::string s = std::string(e).substr(6), name;
+  for (char ch : s + ",")
+    if (ch == ',') {
+      if (!name.empty()) names.push_back(name);
+      name.clear();
+    } else {
+      name += ch;
+    }
+  if (names.empty()) throw Error("SWITCHYARD_CHOICES: expected impls:NAME[,NAME...], got '" + std::string(e) + "'");
+  return names;
+}
+
+strategy::Chooser listed_chooser(std::vector<std::string> names) {
+  return [names](const ir::FunctionNode&, const ir::CallNode& anchor, const target::Target& t) -> std::optional<strategy::Choice> {
+    strategy::Applicable a = strategy::applicable(anchor, t);
+    for (const std::string& n : names)
+      for (const strategy::Applicable::Entry& en : a.entries)
+        if (en.impl->name == n) {
+          strategy::Choice c;
+          c.implementation = n;
+          c.why = "listed (SWITCHYARD_CHOICES)";
+          return c;
+        }
+    return std::nullopt;
+  };
 }
 
 strategy::Chooser random_chooser(uint64_t seed) {
@@ -122,16 +157,18 @@ Compiled compile_once(const ir::Module& m, const CompileOptions& opts, const std
   };
   Compiled out;
   auto t0 = std::chrono::steady_clock::now();
-  out.fused = take_hooked_regions(fuse_for_native(m), opts.lowering_hooks);
+  const target::Target tgt = opts.target ? *opts.target : target::host();
+  out.fused = take_hooked_regions(fuse_for_native(m), opts.lowering_hooks, opts.region_splits, &tgt);
   Plan plan;
   std::vector<tir::PrimFunc> funcs;
-  const target::Target tgt = opts.target ? *opts.target : target::host();
   if (tgt.kind != target::Kind::Cpu) throw Error("native kernels need a cpu target, not '" + tgt.str() + "'");
   LowerFunctionOptions lo;
   lo.target = &tgt;
   strategy::Chooser chooser = opts.chooser;
-  if (!chooser)
+  if (!chooser) {
     if (std::optional<uint64_t> seed = random_choices_seed()) chooser = random_chooser(*seed);
+    if (std::optional<std::vector<std::string>> names = listed_choices()) chooser = listed_chooser(*names);
+  }
   if (!refused.empty())
     chooser = [inner = chooser, &refused](const ir::FunctionNode& fn, const ir::CallNode& anchor,
                                           const target::Target& t) -> std::optional<strategy::Choice> {

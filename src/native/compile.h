@@ -29,6 +29,8 @@ struct CompileOptions {
   // Compiler=<name>) are lowered by their hook into kernels of this library instead of being run
   // by a runtime module (see hooked_regions.h).
   std::map<std::string, LoweringHookFn> lowering_hooks;
+  // The splits of those hooks that make several kernels of a region (hooked_regions.h).
+  std::map<std::string, RegionSplitFn> region_splits;
 };
 
 struct Compiled {

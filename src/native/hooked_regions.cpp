@@ -56,38 +56,104 @@ Lifted lift_constants(const ir::FunctionNode& region, const std::string& backend
   return out;
 }
 
+// A split region's body at one call: its parameters bound to the call's arguments, each piece
+// (a function marked LoweredBy) called in its primitive form, weights lifted.
+class SplitInliner : public ir::ExprMutator {
+ public:
+  SplitInliner(const ir::FunctionNode& split, const std::vector<ir::Expr>& args, const std::string& backend,
+               std::unordered_map<const ir::ExprNode*, Lifted>& pieces)
+      : backend_(backend), pieces_(pieces) {
+    SY_CHECK(split.params.size() == args.size()) << "a split region with other parameters than the region's";
+    for (size_t i = 0; i < args.size(); ++i) bound_[split.params[i].get()] = args[i];
+  }
+
+ protected:
+  ir::Expr rewrite_var(const ir::Expr& e) override {
+    auto it = bound_.find(e.get());
+    return it == bound_.end() ? e : it->second;
+  }
+  ir::Expr rewrite_function(const ir::Expr& orig, const ir::FunctionNode*, ir::Expr) override { return orig; }
+  ir::Expr rewrite_call(const ir::Expr& orig, const ir::CallNode* c, std::vector<ir::Expr> args,
+                        ir::Expr callee) override {
+    auto* piece = c->callee ? c->callee->as<ir::FunctionNode>() : nullptr;
+    auto by = piece ? piece->attrs.find(kLoweredByAttr) : ir::FuncAttrs::const_iterator();
+    if (!piece || by == piece->attrs.end())  // inside a piece (its composites and ops)
+      return ExprMutator::rewrite_call(orig, c, std::move(args), std::move(callee));
+    auto it = pieces_.find(piece);
+    if (it == pieces_.end()) it = pieces_.emplace(piece, lift_constants(*piece, backend_)).first;
+    args.insert(args.end(), it->second.constants.begin(), it->second.constants.end());
+    return ir::call_function(it->second.fn, std::move(args));
+  }
+
+ private:
+  std::string backend_;
+  std::unordered_map<const ir::ExprNode*, ir::Expr> bound_;
+  std::unordered_map<const ir::ExprNode*, Lifted>& pieces_;
+};
+
+// A region of a hook, as one primitive function or as its split.
+struct Hooked {
+  std::string backend;
+  Lifted whole;          // unsplit: the region's primitive form
+  ir::Expr split;        // split: the region rewritten into pieces
+};
+
 class HookedCallRewriter : public ir::ExprMutator {
  public:
-  explicit HookedCallRewriter(const std::map<std::string, Lifted>& regions) : regions_(regions) {}
+  explicit HookedCallRewriter(const std::map<std::string, Hooked>& regions) : regions_(regions) {}
 
  protected:
   ir::Expr rewrite_call(const ir::Expr& orig, const ir::CallNode* c, std::vector<ir::Expr> args,
                         ir::Expr callee) override {
     if (auto* gv = c->callee ? c->callee->as<ir::GlobalVarNode>() : nullptr) {
       auto it = regions_.find(gv->name);
+      if (it != regions_.end() && it->second.split) {
+        SplitInliner inline_split(*it->second.split->as<ir::FunctionNode>(), args, it->second.backend, pieces_);
+        return inline_split.mutate(it->second.split->as<ir::FunctionNode>()->body);
+      }
       if (it != regions_.end()) {
-        args.insert(args.end(), it->second.constants.begin(), it->second.constants.end());
-        return ir::call_function(it->second.fn, std::move(args));
+        args.insert(args.end(), it->second.whole.constants.begin(), it->second.whole.constants.end());
+        return ir::call_function(it->second.whole.fn, std::move(args));
       }
     }
     return ExprMutator::rewrite_call(orig, c, std::move(args), std::move(callee));
   }
 
  private:
-  const std::map<std::string, Lifted>& regions_;
+  const std::map<std::string, Hooked>& regions_;
+  // A piece called from several places (a region called twice) is one function.
+  std::unordered_map<const ir::ExprNode*, Lifted> pieces_;
 };
 
 }  // namespace
 
-ir::Module take_hooked_regions(const ir::Module& m, const std::map<std::string, LoweringHookFn>& hooks) {
+ir::Module take_hooked_regions(const ir::Module& m, const std::map<std::string, LoweringHookFn>& hooks,
+                               const std::map<std::string, RegionSplitFn>& splits, const target::Target* target) {
   if (hooks.empty()) return m;
-  std::map<std::string, Lifted> regions;  // symbol -> its primitive form
+  std::map<std::string, Hooked> regions;  // symbol -> its primitive form or its split
   for (const auto& [name, f] : m.functions) {
     if (name == "main") continue;
     const auto* fn = f->as<ir::FunctionNode>();
     auto compiler = fn ? fn->attrs.find("Compiler") : ir::FuncAttrs::const_iterator();
     if (!fn || compiler == fn->attrs.end() || !hooks.count(compiler->second)) continue;
-    regions.emplace(name, lift_constants(*fn, compiler->second));
+    Hooked h;
+    h.backend = compiler->second;
+    auto split = splits.find(compiler->second);
+    if (split != splits.end() && target)
+      if (std::optional<ir::Expr> s = split->second(*fn, *target)) h.split = *s;
+    if (h.split) {
+      const auto* sf = h.split->as<ir::FunctionNode>();
+      if (!sf || sf->params.size() != fn->params.size())
+        throw Error("the " + h.backend + " hook split region " + name + " into a function of other parameters");
+      for (const ir::Expr& e : ir::post_order(sf->body)) {
+        auto* c = e->as<ir::CallNode>();
+        auto* piece = c && c->callee ? c->callee->as<ir::FunctionNode>() : nullptr;
+        if (c && (!piece || !piece->attrs.count(kLoweredByAttr)))
+          throw Error("the " + h.backend + " hook split region " + name + " into a call of something other than its pieces");
+      }
+    }
+    if (!h.split) h.whole = lift_constants(*fn, compiler->second);
+    regions.emplace(name, std::move(h));
   }
   if (regions.empty()) return m;
   ir::Module out = m;

@@ -33,6 +33,14 @@ std::map<std::string, native::LoweringHookFn> lowering_hooks(const std::vector<c
   return hooks;
 }
 
+std::map<std::string, native::RegionSplitFn> region_splits(const std::vector<const backends::Backend*>& backends) {
+  std::map<std::string, native::RegionSplitFn> splits;
+  for (const backends::Backend* b : backends)
+    if (const backends::LoweringHook* h = b->lowering_hook())
+      splits[b->name()] = [h](const ir::FunctionNode& fn, const target::Target& t) { return h->split(fn, t); };
+  return splits;
+}
+
 CompiledModel build_modules(const ir::Module& partitioned, const std::vector<const backends::Backend*>& available,
                             const target::Target& target) {
   CompiledModel cm;

@@ -33,6 +33,8 @@ struct CompiledModel {
 
 // The target hooks of those backends that have one, by name (native::CompileOptions::lowering_hooks).
 std::map<std::string, native::LoweringHookFn> lowering_hooks(const std::vector<const backends::Backend*>& backends);
+// Their region splits (native::CompileOptions::region_splits).
+std::map<std::string, native::RegionSplitFn> region_splits(const std::vector<const backends::Backend*>& backends);
 
 // Compiles every external function of a partitioned module with its backend (looked up by the
 // function's Compiler attribute among `available`); throws sy::Error if one is missing. A claim

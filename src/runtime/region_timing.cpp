@@ -63,6 +63,7 @@ std::unique_ptr<backends::RuntimeModule> build_region(const backends::Backend& b
   if (!backend.lowering_hook()) return backend.compile({f}, opts.native.target.value_or(target::host()));
   native::CompileOptions no = opts.native;
   no.lowering_hooks = lowering_hooks({&backend});
+  no.region_splits = region_splits({&backend});
   native::Compiled nc = native::compile_native(calling_module(f.symbol, f.function), no);
   if (!nc.fallbacks.empty()) throw Error(nc.fallbacks[0].second);
   return std::make_unique<HookedRegion>(nc.executable, opts.threads);

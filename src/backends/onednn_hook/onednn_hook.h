@@ -2,6 +2,7 @@
 // a region into loop IR that calls oneDNN's primitives (the extern stages of src/externs/onednn),
 // with activations kept in oneDNN's channel-blocked layout between its convolutions.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,7 +23,12 @@ const ir::CallNode* as_op(const ir::Expr& e, ops::OpCode op);
 
 std::vector<CompositeRule> rules();
 
-// Lowers a region of onednn_hook composites (backends::LoweringHook::lower).
+// The region as one kernel per composite and per layout change at its edges
+// (backends::LoweringHook::split); nullopt for a region that holds something else.
+std::optional<ir::Expr> split_region(const ir::FunctionNode& fn, const target::Target& target);
+
+// Lowers a region of onednn_hook composites, or one piece of a split region, to one kernel
+// (backends::LoweringHook::lower).
 tir::PrimFunc lower_region(const ir::FunctionNode& fn, const std::string& name, const target::Target& target);
 
 }  // namespace sy::backends::onednn_hook

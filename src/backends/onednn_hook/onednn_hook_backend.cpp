@@ -18,6 +18,9 @@ class Hook : public LoweringHook {
   tir::PrimFunc lower(const ir::FunctionNode& fn, const std::string& name, const target::Target& target) const override {
     return onednn_hook::lower_region(fn, name, target);
   }
+  std::optional<ir::Expr> split(const ir::FunctionNode& region, const target::Target& target) const override {
+    return onednn_hook::split_region(region, target);
+  }
 };
 
 class OnednnHookBackend : public Backend {

@@ -13,6 +13,8 @@
 
 #include "api/compile.h"
 #include "backends/reference/executor.h"
+#include "ir/printer.h"
+#include "ir/visitor.h"
 #include "native/compile.h"
 #include "native/hooked_regions.h"
 #include "ops/attrs.h"
@@ -101,11 +103,12 @@ ir::Module bottleneck(int64_t c, int64_t h) {
   return module_of({x}, y);
 }
 
-TEST(OnednnHook, ABottleneckIsOneKernelInTheBlockedLayout) {
+TEST(OnednnHook, ABottleneckIsAKernelPerConvInTheBlockedLayout) {
   ir::Module m = bottleneck(32, 9);
   api::Compilation c = compile_with_hook(m);
-  EXPECT_EQ(hooked_kernels(c), 1);
-  EXPECT_EQ(c.native->executable->plan().kernels.size(), 1u);
+  // The input to the blocked layout, four convolutions, the result back to NCHW.
+  EXPECT_EQ(hooked_kernels(c), 6);
+  EXPECT_EQ(c.native->executable->plan().kernels.size(), 6u);
   EXPECT_TRUE(c.model.modules.empty()) << "a hooked backend builds no runtime module";
   expect_matches_reference(c, m, {rnd({1, 32, 9, 9}, 30)}, "bottleneck");
   // The same for AVX2's block of 8 channels.
@@ -132,7 +135,7 @@ TEST(OnednnHook, GemmsWithTheirEpilogues) {
   ir::Expr y = relu(ir::call(OpCode::Add, {ir::call(OpCode::Dense, {d, ir::constant(rnd({8, 24}, 52))}), ir::constant(rnd({8}, 53))}));
   ir::Module m = module_of({x}, y);
   api::Compilation c = compile_with_hook(m);
-  EXPECT_EQ(hooked_kernels(c), 1);
+  EXPECT_EQ(hooked_kernels(c), 2) << "a kernel per GEMM";
   expect_matches_reference(c, m, {rnd({5, 40}, 54)}, "dense+bias+gelu, dense+add+relu");
   // Attention's batched matmul of two activations.
   ir::Expr q = ir::var("q", ir::tensor_type({2, 7, 16}, DType::f32));
@@ -151,14 +154,15 @@ TEST(OnednnHook, DeclinesWhatItCannotRunWithAReason) {
   for (const partition::NodeDecision& d : c.partition.report.decisions)
     for (const auto& [backend, why] : d.rejections) reasons += backend + ": " + why + "\n";
   EXPECT_NE(reasons.find("onednn_hook"), std::string::npos) << reasons;
-  EXPECT_EQ(hooked_kernels(c), 1) << "the conv alone";
+  EXPECT_EQ(hooked_kernels(c), 3) << "the conv alone, and its layout changes";
   expect_matches_reference(c, m, {rnd({1, 16, 8, 8}, 64)}, "conv with a broadcast add");
 }
 
 TEST(OnednnHook, IrAfterTheHook) {
   // conv+bias+relu then conv+bias+add(the first's result)+relu over 16 channels: the input
   // reordered to the blocked layout once, both calls on blocked buffers (the add's operand too,
-  // as post-op 2: kind 3, buffer 3), the result reordered back in a parallel loop.
+  // as post-op 2: kind 3, buffer 3), the result reordered back in a parallel loop over rows of
+  // the block (its channels innermost).
   ir::Expr x = ir::var("x", ir::tensor_type({1, 16, 4, 4}, DType::f32));
   ir::Expr a = relu(conv(x, 16, 16, 1, 1, 70));
   ir::Expr y = relu(ir::call(OpCode::Add, {conv(a, 16, 16, 1, 1, 72), a}));
@@ -183,10 +187,10 @@ TEST(OnednnHook, IrAfterTheHook) {
         }
         call stateful sy_onednn_conv2d(to_blocked0, p1, p2, conv0, 1, 1, 0, 0, 0, 0, 1, 1, 1, 0, 0, 1, 1, 1, 0, 0)
         call stateful sy_onednn_conv2d(conv0, p3, p4, conv0, conv1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 0, 0, 1, 2, 3, 3, 0, 1, 0, 0)
-        parallel for i.j.fused in [0, 16) {
-          for k_1 in [0, 4) {
-            for l_1 in [0, 4) {
-              to_nchw1[0, i.j.fused, k_1, l_1] = conv1[0, 0, k_1, l_1, i.j.fused]
+        parallel for i.j.outer.fused.k.fused in [0, 4) {
+          for l_1 in [0, 4) {
+            for j.inner in [0, 16) {
+              to_nchw1[0, j.inner, i.j.outer.fused.k.fused, l_1] = conv1[0, 0, i.j.outer.fused.k.fused, l_1, j.inner]
             }
           }
         }
@@ -195,6 +199,73 @@ TEST(OnednnHook, IrAfterTheHook) {
   }
 }
 )");
+}
+
+TEST(OnednnHook, TheSplitRegion) {
+  // The region of IrAfterTheHook split for AVX-512: a piece per layout change at the region's
+  // edges and per composite, each a primitive function the hook lowers (LoweredBy), the
+  // blocked tensors [1, 1, 4, 4, 16] between them in the native plan; the pieces' bodies say
+  // what their blocked parameters and results mean.
+  ir::Expr x = ir::var("x", ir::tensor_type({1, 16, 4, 4}, DType::f32));
+  ir::Expr a = relu(conv(x, 16, 16, 1, 1, 70));
+  ir::Expr y = relu(ir::call(OpCode::Add, {conv(a, 16, 16, 1, 1, 72), a}));
+  partition::PartitionOptions po = api::partition_options({"onednn_hook"}, {});
+  partition::PartitionResult pr = partition::partition_module(module_of({x}, y), po);
+  const target::Target avx512 = target::parse("cpu -isa=avx512");
+  ir::Module split = native::take_hooked_regions(native::fuse_for_native(pr.module), runtime::lowering_hooks(po.backends),
+                                                 runtime::region_splits(po.backends), &avx512);
+  ir::PrintOptions no_weights;
+  no_weights.constant_data = false;
+  const std::string graph = ir::print_module(split, no_weights);
+  EXPECT_EQ(graph.substr(0, graph.find("constants {")), R"(#[version = "0.1"]
+def @main(%x: Tensor[(1, 16, 4, 4), float32]) -> Tensor[(1, 16, 4, 4), float32] {
+  %0 = fn (%x: Tensor[(1, 16, 4, 4), float32]) -> Tensor[(1, 1, 4, 4, 16), float32] attrs {Compiler="onednn_hook", LoweredBy="onednn_hook", Primitive="1"} {
+    %1 = reshape(%x, newshape=[1, 1, 16, 4, 4]);
+    transpose(%1, perm=[0, 1, 3, 4, 2])
+  };
+  %2 = %0(%x);
+  %3 = fn (%x0: Tensor[(1, 1, 4, 4, 16), float32], %w0: Tensor[(16, 16, 1, 1), float32], %w1: Tensor[(16,), float32]) -> Tensor[(1, 1, 4, 4, 16), float32] attrs {Compiler="onednn_hook", LoweredBy="onednn_hook", Primitive="1"} {
+    %4 = transpose(%x0, perm=[0, 1, 4, 2, 3]);
+    %5 = reshape(%4, newshape=[1, 16, 4, 4]);
+    %6 = fn (%p0: Tensor[(1, 16, 4, 4), float32], %p1: Tensor[(16, 16, 1, 1), float32], %p2: Tensor[(16,), float32]) -> Tensor[(1, 16, 4, 4), float32] attrs {Composite="onednn_hook.conv_act"} {
+      %7 = nn.conv2d(%p0, %p1, %p2, strides=[1, 1], padding=[0, 0, 0, 0], dilation=[1, 1], groups=1);
+      nn.relu(%7)
+    };
+    %8 = %6(%5, %w0, %w1);
+    %9 = reshape(%8, newshape=[1, 1, 16, 4, 4]);
+    transpose(%9, perm=[0, 1, 3, 4, 2])
+  };
+  %10 = %3(%2, @c0, @c1);
+  %11 = fn (%x0: Tensor[(1, 1, 4, 4, 16), float32], %w0: Tensor[(16, 16, 1, 1), float32], %w1: Tensor[(16,), float32]) -> Tensor[(1, 1, 4, 4, 16), float32] attrs {Compiler="onednn_hook", LoweredBy="onednn_hook", Primitive="1"} {
+    %12 = transpose(%x0, perm=[0, 1, 4, 2, 3]);
+    %13 = reshape(%12, newshape=[1, 16, 4, 4]);
+    %14 = fn (%p0: Tensor[(1, 16, 4, 4), float32], %p1: Tensor[(16, 16, 1, 1), float32], %p2: Tensor[(16,), float32]) -> Tensor[(1, 16, 4, 4), float32] attrs {Composite="onednn_hook.conv_add_act"} {
+      %15 = nn.conv2d(%p0, %p1, %p2, strides=[1, 1], padding=[0, 0, 0, 0], dilation=[1, 1], groups=1);
+      %16 = add(%15, %p0);
+      nn.relu(%16)
+    };
+    %17 = %14(%13, %w0, %w1);
+    %18 = reshape(%17, newshape=[1, 1, 16, 4, 4]);
+    transpose(%18, perm=[0, 1, 3, 4, 2])
+  };
+  %19 = %11(%10, @c2, @c3);
+  %20 = fn (%x: Tensor[(1, 1, 4, 4, 16), float32]) -> Tensor[(1, 16, 4, 4), float32] attrs {Compiler="onednn_hook", LoweredBy="onednn_hook", Primitive="1"} {
+    %21 = transpose(%x, perm=[0, 1, 4, 2, 3]);
+    reshape(%21, newshape=[1, 16, 4, 4])
+  };
+  %20(%19)
+}
+)");
+  // Each piece lowers to one primitive call on the blocked buffers, or to one reorder loop.
+  const backends::LoweringHook* hook = po.backends[0]->lowering_hook();
+  int calls = 0;
+  for (const ir::Expr& e : ir::post_order(split.main().body)) {
+    auto* c = e->as<ir::CallNode>();
+    if (!c || !c->callee || !c->callee->as<ir::FunctionNode>()) continue;
+    const std::string k = tir::print_func(hook->lower(*c->callee->as<ir::FunctionNode>(), "k", avx512));
+    calls += k.find("call stateful sy_onednn_conv2d") != std::string::npos;
+  }
+  EXPECT_EQ(calls, 2);
 }
 
 TEST(OnednnHook, ArtifactLoadsWithoutTheBackend) {

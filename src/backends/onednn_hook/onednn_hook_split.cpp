@@ -1,0 +1,151 @@
+// The hook's split of a region into kernels: one per composite (a oneDNN primitive call) and one
+// per layout change at the region's edges, so that the tensors between them are planned by the
+// native memory planner, in the arena the native kernels share (one kernel per region kept its
+// intermediates as temporaries of that kernel, all live until its end). The layout stays
+// oneDNN's blocked one between the convolutions: a piece's parameters and result are the blocked
+// tensors [N, C/B, H, W, B], its body says what they mean (the layout changes around the
+// composite), and the lowering (onednn_hook_lower.cpp) calls the primitive on them directly.
+#include <unordered_map>
+
+#include "backends/onednn_hook/onednn_hook.h"
+#include "ir/visitor.h"
+#include "native/hooked_regions.h"
+#include "ops/attrs.h"
+#include "support/numbered.h"
+
+namespace sy::backends::onednn_hook {
+
+namespace {
+
+using ops::OpCode;
+
+ir::Expr reshape(ir::Expr x, Shape to) {
+  ops::ReshapeAttrs a;
+  a.newshape = std::move(to);
+  return ir::call(OpCode::Reshape, {std::move(x)}, a);
+}
+
+ir::Expr transpose(ir::Expr x, std::vector<int64_t> perm) {
+  ops::TransposeAttrs a;
+  a.perm = std::move(perm);
+  return ir::call(OpCode::Transpose, {std::move(x)}, a);
+}
+
+ir::FuncAttrs piece_attrs() {
+  ir::FuncAttrs a;
+  a.emplace(native::kLoweredByAttr, "onednn_hook");
+  a.emplace("Compiler", "onednn_hook");
+  return a;
+}
+
+// A region value in the split: the expression that holds it and whether it is blocked.
+struct Held {
+  ir::Expr e;
+  bool blocked = false;
+};
+
+class Splitter {
+ public:
+  explicit Splitter(int64_t block) : B_(block) {}
+
+  bool blockable(const ir::Expr& x) const {
+    const Shape& s = ir::shape_of(x);
+    return B_ > 1 && s.size() == 4 && s[1] % B_ == 0;
+  }
+
+  // x [N, C, H, W] as [N, C/B, H, W, B]; and back.
+  ir::Expr to_blocked_expr(const ir::Expr& x) const {
+    const Shape& s = ir::shape_of(x);
+    return transpose(reshape(x, {s[0], s[1] / B_, B_, s[2], s[3]}), {0, 1, 3, 4, 2});
+  }
+  ir::Expr to_nchw_expr(const ir::Expr& xb) const {
+    const Shape& s = ir::shape_of(xb);
+    return reshape(transpose(xb, {0, 1, 4, 2, 3}), {s[0], s[1] * s[4], s[2], s[3]});
+  }
+
+  // A piece that only changes the layout (at the region's edges).
+  ir::Expr blocked(const Held& h) {
+    if (h.blocked) return h.e;
+    auto it = to_blocked_.find(h.e.get());
+    if (it != to_blocked_.end()) return it->second;
+    ir::Expr p = ir::var("x", h.e->type);
+    ir::Expr call = ir::call_function(ir::function({p}, to_blocked_expr(p), piece_attrs()), {h.e});
+    return to_blocked_[h.e.get()] = call;
+  }
+  ir::Expr plain(const Held& h) {
+    if (!h.blocked) return h.e;
+    auto it = to_nchw_.find(h.e.get());
+    if (it != to_nchw_.end()) return it->second;
+    ir::Expr p = ir::var("x", h.e->type);
+    ir::Expr call = ir::call_function(ir::function({p}, to_nchw_expr(p), piece_attrs()), {h.e});
+    return to_nchw_[h.e.get()] = call;
+  }
+
+  // The composite call `c` (of the region) as a piece: its activations blocked where the
+  // convolution's channels allow, its constants (weights) inside.
+  Held piece(const ir::CallNode& c, const std::unordered_map<const ir::ExprNode*, Held>& held) {
+    const auto* comp = c.callee->as<ir::FunctionNode>();
+    const Chain ch = chain_of(comp->body);
+    const bool conv = ch.anchor && ch.anchor->op == OpCode::Conv2d;
+    // The composite's result is blocked when it is a convolution's whose channels the block divides.
+    const bool out_blocked = conv && B_ > 1 && ir::as_tensor(c.type).shape[1] % B_ == 0;
+    std::vector<ir::Expr> params, args, inner_args;
+    for (size_t i = 0; i < c.args.size(); ++i) {
+      const ir::Expr& a = c.args[i];
+      if (a->kind == ir::ExprKind::Constant) {
+        inner_args.push_back(a);
+        continue;
+      }
+      const Held& h = held.at(a.get());
+      // In a convolution the data and the added tensor follow the layouts oneDNN runs fastest:
+      // blocked where the channels allow (the data) or where the result is (the added tensor).
+      const bool is_data = conv && comp->params[i].get() == ch.anchor->args[0].get();
+      const bool want_blocked = conv && (is_data ? (h.blocked || blockable(a)) : out_blocked);
+      ir::Expr arg = want_blocked ? blocked(h) : plain(h);
+      ir::Expr p = ir::var(numbered("x", static_cast<int64_t>(params.size())), arg->type);
+      params.push_back(p);
+      args.push_back(arg);
+      inner_args.push_back(want_blocked ? to_nchw_expr(p) : p);
+    }
+    ir::Expr body = ir::call_function(c.callee, inner_args);
+    if (out_blocked) body = to_blocked_expr(body);
+    return {ir::call_function(ir::function(params, body, piece_attrs()), args), out_blocked};
+  }
+
+ private:
+  int64_t B_;
+  std::unordered_map<const ir::ExprNode*, ir::Expr> to_blocked_, to_nchw_;
+};
+
+}  // namespace
+
+std::optional<ir::Expr> split_region(const ir::FunctionNode& fn, const target::Target& target) {
+  Splitter sp(target.vector_lanes());
+  std::unordered_map<const ir::ExprNode*, Held> held;
+  std::vector<ir::Expr> params;
+  for (const ir::Expr& p : fn.params) {
+    ir::Expr np = ir::var(p->as<ir::VarNode>()->name, p->type);
+    params.push_back(np);
+    held[p.get()] = {np, false};
+  }
+  for (const ir::Expr& e : ir::post_order(fn.body)) {
+    if (e->kind == ir::ExprKind::Var || e->kind == ir::ExprKind::Function || e->kind == ir::ExprKind::Constant) continue;
+    if (auto* t = e->as<ir::TupleNode>()) {
+      std::vector<ir::Expr> fields;
+      for (const ir::Expr& f : t->fields) fields.push_back(sp.plain(held.at(f.get())));
+      held[e.get()] = {ir::tuple(fields), false};
+      continue;
+    }
+    if (auto* g = e->as<ir::TupleGetItemNode>()) {
+      held[e.get()] = {ir::tuple_get_item(held.at(g->tuple.get()).e, g->index), false};
+      continue;
+    }
+    auto* c = e->as<ir::CallNode>();
+    auto* comp = c && c->callee ? c->callee->as<ir::FunctionNode>() : nullptr;
+    if (!comp || !comp->attrs.count("Composite")) return std::nullopt;  // not ours to split: one kernel
+    held[e.get()] = sp.piece(*c, held);
+  }
+  return ir::function(params, sp.plain(held.at(fn.body.get())), fn.attrs);
+}
+
+}  // namespace sy::backends::onednn_hook
