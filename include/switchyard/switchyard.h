@@ -184,6 +184,9 @@ struct Summary {
   int64_t intermediate_bytes = 0;   // of intermediates that memory holds
   bool native = false;              // the model has natively compiled kernels
   std::vector<std::string> backend_modules;  // the backends whose built code it holds, sorted
+  // What those modules plan for their own intermediates (beside activation_bytes); -1 when a
+  // module does not say. Modules may plan at their first run: asked before, they plan now.
+  int64_t backend_activation_bytes = 0;
 };
 
 // An input for a run and where its value came from.

@@ -191,7 +191,11 @@ Summary Compiled::inspect() const {
       s.activation_bytes = static_cast<int64_t>(impl.model.native->plan().arena_bytes);
       s.intermediate_bytes = static_cast<int64_t>(impl.model.native->plan().intermediate_bytes);
     }
-    for (const auto& [backend, module] : impl.model.modules) s.backend_modules.push_back(backend);
+    for (const auto& [backend, module] : impl.model.modules) {
+      s.backend_modules.push_back(backend);
+      const int64_t b = module->activation_bytes();
+      s.backend_activation_bytes = b < 0 || s.backend_activation_bytes < 0 ? -1 : s.backend_activation_bytes + b;
+    }
     return s;
   });
 }

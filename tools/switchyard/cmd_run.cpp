@@ -71,6 +71,8 @@ int run_run(const RunArgs& a) {
   Execution ex = execute(cm.output_names(), inputs, a.threads, a.warmup, a.repeat, runner);
   std::vector<std::string> paths;
   if (!a.output_dir.empty()) paths = write_outputs(a.output_dir, ex);
+  // After the runs: a backend module plans its memory for the thread count it ran with.
+  const int64_t module_bytes = summary.backend_modules.empty() ? 0 : cm.inspect().backend_activation_bytes;
   Profile prof;
   if (a.profile >= 0) {
     if (!summary.native) throw Error("--profile times natively compiled kernels; this run has none (use --target cpu)");
@@ -92,6 +94,8 @@ int run_run(const RunArgs& a) {
     j["warmup"] = a.warmup;
     j["repeat"] = a.repeat;
     j["seed"] = a.seed;
+    j["activation_bytes"] = {{"native", summary.activation_bytes},
+                             {"backend_modules", module_bytes < 0 ? nlohmann::json(nullptr) : nlohmann::json(module_bytes)}};
     j["latency_ms"] = {{"median", ex.latency.median}, {"min", ex.latency.min}, {"p90", ex.latency.p90},
                        {"max", ex.latency.max},       {"mean", ex.latency.mean}, {"runs", ex.times_ms}};
     j["inputs"] = nlohmann::json::array();
@@ -127,6 +131,11 @@ int run_run(const RunArgs& a) {
   std::cout << "latency over " << a.repeat << " run" << (a.repeat == 1 ? "" : "s") << " (after " << a.warmup
             << " warmup): median " << ms(ex.latency.median) << ", min " << ms(ex.latency.min) << ", p90 "
             << ms(ex.latency.p90) << "\n";
+  std::cout << "activation memory: " << si(static_cast<double>(summary.activation_bytes), "B") << " planned for the native kernels";
+  if (!summary.backend_modules.empty())
+    std::cout << " + " << (module_bytes < 0 ? std::string("an unknown amount") : si(static_cast<double>(module_bytes), "B"))
+              << " in the backend modules (" << join(summary.backend_modules, ", ") << ")";
+  std::cout << "\n";
   std::cout << "outputs:\n";
   for (size_t i = 0; i < ex.outputs.size(); ++i) {
     std::cout << "  " << ex.output_names[i] << "  " << summary_line(ex.outputs[i]) << "\n";

@@ -68,6 +68,12 @@ std::vector<Tensor> OnednnModule::run(const std::string& symbol, const std::vect
   return s.plan->run(inputs);
 }
 
+int64_t OnednnModule::activation_bytes() {
+  int64_t total = 0;
+  for (const auto& [symbol, fn] : fns_) total += static_cast<int64_t>(stats(symbol).arena_bytes);
+  return total;
+}
+
 const PlanStats& OnednnModule::stats(const std::string& symbol) {
   Slot& s = acquire(symbol);
   std::lock_guard<std::mutex> lock(mu_);

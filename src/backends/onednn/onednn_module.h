@@ -28,6 +28,8 @@ class OnednnModule : public RuntimeModule {
 
   std::vector<Tensor> run(const std::string& symbol, const std::vector<Tensor>& inputs) override;
   std::string save() const override;
+  // The arenas of the plans of every function for the current thread count (built if needed).
+  int64_t activation_bytes() override;
 
   // The plan used for `symbol` at the current thread count (built if needed).
   const PlanStats& stats(const std::string& symbol);
