@@ -19,6 +19,11 @@ struct Chain {
   const ir::CallNode* act = nullptr;     // relu, clip or gelu
 };
 Chain chain_of(const ir::Expr& root);
+// The name of the composite a call calls ("" for anything else).
+std::string composite_of(const ir::CallNode& c);
+// Which argument of a call of an onednn_hook.gelu_erf composite is the GELU's input (the others
+// are its constants).
+size_t gelu_input(const ir::CallNode& gelu);
 const ir::CallNode* as_op(const ir::Expr& e, ops::OpCode op);
 
 std::vector<CompositeRule> rules();

@@ -96,30 +96,34 @@ class Lowering {
     return {dnnl_ext::conv2d_stage(numbered("conv", site), c, src, w, bias, posts, added, out), dst_blocked};
   }
 
-  Value gemm(const Chain& ch, const std::unordered_map<const ir::ExprNode*, Value>& in, int site) {
+  // `gelu`: an erf-GELU composite that reads only this GEMM's result follows (fused_gelu).
+  Value gemm(const Chain& ch, const std::unordered_map<const ir::ExprNode*, Value>& in, int site, bool gelu) {
     const ir::CallNode& c = *ch.anchor;
-    const bool dense = c.op == OpCode::Dense;
     const te::Tensor a = plain(in.at(c.args[0].get())), b = plain(in.at(c.args[1].get()));
+    const dnnl_ext::GemmForm form = c.op == OpCode::Dense ? dnnl_ext::GemmForm::Dense
+                                    : b.shape().size() == 2 && a.shape().size() > 2 ? dnnl_ext::GemmForm::Rows
+                                                                                     : dnnl_ext::GemmForm::MatMul;
     te::Tensor bias_t;
     const ir::Expr* bias = c.args.size() > 2 ? &c.args[2] : ch.add ? &ch.other : nullptr;
     if (bias) bias_t = plain(in.at(bias->get()));
+    // The activation is the primitive's eltwise post-op: applied to each block of results while
+    // in cache, no pass of its own over memory.
+    dnnl_ext::MatMulAct act = gelu ? dnnl_ext::kActGeluErf : dnnl_ext::kActNone;
+    if (ch.act && ch.act->op == OpCode::Relu) act = dnnl_ext::kActRelu;
+    if (ch.act && ch.act->op == OpCode::Gelu)
+      act = ch.act->attrs_as<ops::GeluAttrs>().approximate == "tanh" ? dnnl_ext::kActGeluTanh : dnnl_ext::kActGeluErf;
     const Shape& y = ir::as_tensor(c.type).shape;
-    te::Tensor r = dnnl_ext::matmul_stage(numbered("gemm", site), dense, a, b, bias ? &bias_t : nullptr, y);
-    if (ch.act) {
-      // Not one of oneDNN 2.6's matmul post-ops here: an elementwise loop of the same kernel.
-      const ir::CallNode& act = *ch.act;
-      const bool tanh = act.op == OpCode::Gelu && act.attrs_as<ops::GeluAttrs>().approximate == "tanh";
-      r = te::compute(y, [&](const std::vector<tir::Expr>& i) {
-        tir::Expr v = r(i);
-        if (act.op == OpCode::Relu) return tir::max(v, tir::float_imm(0.0));
-        if (tanh) {
-          tir::Expr inner = tir::float_imm(0.7978845608028654) * (v + tir::float_imm(0.044715) * v * v * v);
-          return tir::float_imm(0.5) * v * (tir::float_imm(1.0) + tir::call("tanh", DType::f32, {inner}));
-        }
-        return tir::float_imm(0.5) * v * (tir::float_imm(1.0) + tir::call("erf", DType::f32, {v * tir::float_imm(0.70710678118654752)}));
-      }, numbered("epilogue", site));
-      stages_.push_back(r);
-    }
+    return {dnnl_ext::matmul_stage(numbered("gemm", site), form, a, b, bias ? &bias_t : nullptr, y, act), false};
+  }
+
+  // An erf-GELU whose GEMM's result has other readers: a loop of the kernel.
+  Value gelu(const Value& x, int site) {
+    const te::Tensor in = plain(x);
+    te::Tensor r = te::compute(in.shape(), [&](const std::vector<tir::Expr>& i) {
+      tir::Expr v = in(i);
+      return tir::float_imm(0.5) * v * (tir::float_imm(1.0) + tir::call("erf", DType::f32, {v * tir::float_imm(0.70710678118654752)}));
+    }, numbered("gelu", site));
+    stages_.push_back(r);
     return {r, false};
   }
 
@@ -168,8 +172,24 @@ tir::PrimFunc lower_region(const ir::FunctionNode& fn, const std::string& name, 
     if (it == value.end()) throw Error("onednn_hook: the region reads a reshape or transpose that is not a layout change");
     return it->second;
   };
+  // A GEMM whose only reader is an erf-GELU composite, and not a result of the kernel, takes the
+  // GELU as its post-op; the GELU's value is then the GEMM's.
+  const std::vector<ir::Expr> nodes = ir::post_order(fn.body);
+  std::unordered_map<const ir::ExprNode*, std::vector<const ir::CallNode*>> readers;
+  for (const ir::Expr& e : nodes)
+    if (auto* c = e->as<ir::CallNode>())
+      for (const ir::Expr& a : c->args) readers[a.get()].push_back(c);
+  std::unordered_map<const ir::ExprNode*, bool> results{{fn.body.get(), true}};
+  if (auto* t = fn.body->as<ir::TupleNode>())
+    for (const ir::Expr& f : t->fields) results[f.get()] = true;
+  auto fused_gelu = [&](const ir::Expr& gemm) {
+    auto it = readers.find(gemm.get());
+    auto* g = gemm->as<ir::CallNode>();
+    return g && !results.count(gemm.get()) && composite_of(*g).rfind("onednn_hook.gemm", 0) == 0 && it != readers.end() &&
+           it->second.size() == 1 && composite_of(*it->second[0]) == "onednn_hook.gelu_erf";
+  };
   int site = 0;
-  for (const ir::Expr& e : ir::post_order(fn.body)) {
+  for (const ir::Expr& e : nodes) {
     if (e->kind == ir::ExprKind::Var || e->kind == ir::ExprKind::Function) continue;
     if (auto* c = e->as<ir::CallNode>(); c && c->is_op() && (c->op == OpCode::Reshape || c->op == OpCode::Transpose)) {
       // The layout changes of a split region's pieces (onednn_hook_split.cpp): NCHW -> blocked is
@@ -210,13 +230,18 @@ tir::PrimFunc lower_region(const ir::FunctionNode& fn, const std::string& name, 
     if (!comp || kind == comp->attrs.end() || kind->second.rfind("onednn_hook.", 0) != 0)
       throw Error("onednn_hook: the region holds " + (c && c->is_op() ? ops::op_name(c->op) : std::string("a node")) +
                   ", which is not one of its composites");
+    if (kind->second == "onednn_hook.gelu_erf") {
+      const ir::Expr& x = c->args.at(gelu_input(*c));
+      value[e.get()] = fused_gelu(x) ? get(x) : low.gelu(get(x), site++);  // fused: the GEMM's post-op
+      continue;
+    }
     // Inside the composite, its parameters are the call's arguments; its constants (none: the
     // region's weights were lifted to parameters) would be placeholders of their own.
     std::unordered_map<const ir::ExprNode*, Value> inner;
     for (size_t i = 0; i < comp->params.size(); ++i) inner[comp->params[i].get()] = get(c->args[i]);
     const Chain ch = chain_of(comp->body);
     SY_CHECK(ch.anchor) << "onednn_hook composite without an anchor";
-    value[e.get()] = ch.anchor->op == OpCode::Conv2d ? low.conv(ch, inner, site) : low.gemm(ch, inner, site);
+    value[e.get()] = ch.anchor->op == OpCode::Conv2d ? low.conv(ch, inner, site) : low.gemm(ch, inner, site, fused_gelu(e));
     ++site;
   }
   std::vector<te::Tensor> outputs;

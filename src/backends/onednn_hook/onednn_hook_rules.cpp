@@ -3,8 +3,11 @@
 // says why a match is refused (--explain shows it).
 #include "backends/onednn_hook/onednn_hook.h"
 
+#include "ir/visitor.h"
 #include "ops/attrs.h"
+#include "support/error.h"
 #include "ops/op.h"
+#include "pattern/idioms.h"
 
 namespace sy::backends::onednn_hook {
 
@@ -40,6 +43,21 @@ Chain chain_of(const ir::Expr& root) {
   return ch;
 }
 
+std::string composite_of(const ir::CallNode& c) {
+  auto* f = c.callee ? c.callee->as<ir::FunctionNode>() : nullptr;
+  auto name = f ? f->attrs.find("Composite") : ir::FuncAttrs::const_iterator();
+  return f && name != f->attrs.end() ? name->second : "";
+}
+
+size_t gelu_input(const ir::CallNode& gelu) {
+  const auto* f = gelu.callee->as<ir::FunctionNode>();
+  for (const ir::Expr& e : ir::post_order(f->body))
+    if (auto* d = as_op(e, OpCode::Div))
+      for (size_t i = 0; i < f->params.size(); ++i)
+        if (f->params[i].get() == d->args[0].get()) return i;
+  throw Error("onednn_hook: a gelu composite without its input");
+}
+
 namespace {
 
 bool f32(const ir::Expr& e) { return ir::is_tensor(e->type) && ir::as_tensor(e->type).dtype == DType::f32; }
@@ -70,7 +88,7 @@ std::string check_gemm(const Match& m) {
   if (ch.anchor->op == OpCode::Dense) {
     if (b.size() != 2) return "onednn_hook dense: the weight is not [N, K]";
     if (ch.anchor->args.size() == 3 && ch.add) return "onednn_hook dense: a bias and another add";
-  } else {
+  } else if (b.size() != 2 || a.size() == 2) {  // a 2-d right operand serves every row of a
     if (a.size() != b.size()) return "onednn_hook matmul: operands of different ranks";
     int64_t bb = 1;
     for (size_t i = 0; i + 2 < b.size(); ++i) bb *= b[i];
@@ -83,6 +101,19 @@ std::string check_gemm(const Match& m) {
     if (ch.other->kind != ir::ExprKind::Constant || bs != Shape{y.back()} || ir::shape_of(ch.other).size() > y.size())
       return "onednn_hook: the add's operand " + shape_str(ir::shape_of(ch.other)) + " is not a bias of " + std::to_string(y.back());
   }
+  return "";
+}
+
+// The erf GELU of ONNX exports, as the epilogue (an eltwise post-op) of one of the hook's GEMMs.
+std::string check_gelu_erf(const Match& m) {
+  ir::Expr x;
+  const std::string why = check_erf_gelu(m, &x);
+  if (!why.empty()) return "onednn_hook gelu: " + why;
+  auto* c = x->as<ir::CallNode>();
+  auto* f = c && c->callee ? c->callee->as<ir::FunctionNode>() : nullptr;
+  auto name = f ? f->attrs.find("Composite") : ir::FuncAttrs::const_iterator();
+  if (!f || name == f->attrs.end() || (name->second != "onednn_hook.gemm" && name->second != "onednn_hook.gemm_bias"))
+    return "onednn_hook gelu: only as the epilogue of one of its GEMMs without an activation";
   return "";
 }
 
@@ -107,7 +138,8 @@ std::vector<CompositeRule> rules() {
           {"onednn_hook.gemm_bias_act", gemm_act(biased), check_gemm},
           {"onednn_hook.gemm_bias", biased, check_gemm},
           {"onednn_hook.gemm_act", gemm_act(gemm), check_gemm},
-          {"onednn_hook.gemm", gemm, check_gemm}};
+          {"onednn_hook.gemm", gemm, check_gemm},
+          {"onednn_hook.gelu_erf", erf_gelu(), check_gelu_erf}};
 }
 
 }  // namespace sy::backends::onednn_hook

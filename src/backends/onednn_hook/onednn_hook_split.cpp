@@ -82,8 +82,10 @@ class Splitter {
   }
 
   // The composite call `c` (of the region) as a piece: its activations blocked where the
-  // convolution's channels allow, its constants (weights) inside.
-  Held piece(const ir::CallNode& c, const std::unordered_map<const ir::ExprNode*, Held>& held) {
+  // convolution's channels allow, its constants (weights) inside; `then` a composite that reads
+  // only c's result and joins its piece (an erf GELU after a GEMM, the GEMM's post-op).
+  Held piece(const ir::CallNode& c, const std::unordered_map<const ir::ExprNode*, Held>& held,
+             const ir::CallNode* then = nullptr) {
     const auto* comp = c.callee->as<ir::FunctionNode>();
     const Chain ch = chain_of(comp->body);
     const bool conv = ch.anchor && ch.anchor->op == OpCode::Conv2d;
@@ -108,6 +110,11 @@ class Splitter {
       inner_args.push_back(want_blocked ? to_nchw_expr(p) : p);
     }
     ir::Expr body = ir::call_function(c.callee, inner_args);
+    if (then) {  // its arguments: the GEMM's result and constants
+      std::vector<ir::Expr> then_args = then->args;
+      then_args[gelu_input(*then)] = body;
+      body = ir::call_function(then->callee, then_args);
+    }
     if (out_blocked) body = to_blocked_expr(body);
     return {ir::call_function(ir::function(params, body, piece_attrs()), args), out_blocked};
   }
@@ -128,8 +135,30 @@ std::optional<ir::Expr> split_region(const ir::FunctionNode& fn, const target::T
     params.push_back(np);
     held[p.get()] = {np, false};
   }
-  for (const ir::Expr& e : ir::post_order(fn.body)) {
+  const std::vector<ir::Expr> nodes = ir::post_order(fn.body);
+  std::unordered_map<const ir::ExprNode*, std::vector<const ir::CallNode*>> readers;
+  for (const ir::Expr& e : nodes)
+    if (auto* c = e->as<ir::CallNode>())
+      for (const ir::Expr& a : c->args) readers[a.get()].push_back(c);
+  // A GEMM read only by an erf-GELU composite (and not a result) shares its piece.
+  auto gelu_after = [&](const ir::Expr& e) -> const ir::CallNode* {
+    auto it = readers.find(e.get());
+    auto* c = e->as<ir::CallNode>();
+    if (!c || composite_of(*c).rfind("onednn_hook.gemm", 0) != 0 || it == readers.end() || it->second.size() != 1 ||
+        composite_of(*it->second[0]) != "onednn_hook.gelu_erf" || e.get() == fn.body.get())
+      return nullptr;
+    if (auto* t = fn.body->as<ir::TupleNode>())
+      for (const ir::Expr& f : t->fields)
+        if (f.get() == e.get()) return nullptr;
+    return it->second[0];
+  };
+  std::unordered_map<const ir::ExprNode*, const ir::ExprNode*> joined;  // the GELU call -> its GEMM's
+  for (const ir::Expr& e : nodes) {
     if (e->kind == ir::ExprKind::Var || e->kind == ir::ExprKind::Function || e->kind == ir::ExprKind::Constant) continue;
+    if (auto it = joined.find(e.get()); it != joined.end()) {
+      held[e.get()] = held.at(it->second);
+      continue;
+    }
     if (auto* t = e->as<ir::TupleNode>()) {
       std::vector<ir::Expr> fields;
       for (const ir::Expr& f : t->fields) fields.push_back(sp.plain(held.at(f.get())));
@@ -143,7 +172,9 @@ std::optional<ir::Expr> split_region(const ir::FunctionNode& fn, const target::T
     auto* c = e->as<ir::CallNode>();
     auto* comp = c && c->callee ? c->callee->as<ir::FunctionNode>() : nullptr;
     if (!comp || !comp->attrs.count("Composite")) return std::nullopt;  // not ours to split: one kernel
-    held[e.get()] = sp.piece(*c, held);
+    const ir::CallNode* then = gelu_after(e);
+    held[e.get()] = sp.piece(*c, held, then);
+    if (then) joined[then] = e.get();
   }
   return ir::function(params, sp.plain(held.at(fn.body.get())), fn.attrs);
 }

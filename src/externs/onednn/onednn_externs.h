@@ -33,8 +33,12 @@ te::Tensor conv2d_stage(const std::string& name, const ir::CallNode& conv, const
                         const te::Tensor* bias, const std::vector<ConvPost>& posts, const std::vector<te::Tensor>& added,
                         const Shape& out);
 
-// The call of sy_onednn_matmul: a [.., K] x W [N, K]^T (dense with a plain weight: dense = true)
-// or a x b (matmul, same-rank operands), plus a bias of N values when non-null.
-te::Tensor matmul_stage(const std::string& name, bool dense, const te::Tensor& a, const te::Tensor& b,
-                        const te::Tensor* bias, const Shape& out);
+// The call of sy_onednn_matmul, plus a bias of N values when non-null: a [.., K] x W [N, K]^T
+// (Dense: nn.dense with a plain weight), a x b (MatMul: same-rank operands), or a [.., K] x b [K, N]
+// (Rows: a 2-d right operand, a's leading dims folded into rows).
+// `act` is applied to the result by the primitive (an eltwise post-op).
+enum class GemmForm { Dense, MatMul, Rows };
+enum MatMulAct : int64_t { kActNone = 0, kActRelu = 1, kActGeluErf = 2, kActGeluTanh = 3 };
+te::Tensor matmul_stage(const std::string& name, GemmForm form, const te::Tensor& a, const te::Tensor& b,
+                        const te::Tensor* bias, const Shape& out, MatMulAct act = kActNone);
 }  // namespace sy::externs::onednn

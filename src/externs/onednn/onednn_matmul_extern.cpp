@@ -21,7 +21,8 @@ using dnnl::memory;
 using tag = memory::format_tag;
 
 // attrs: weight block (dense: its packed weight's block; 0: matmul's plain right operand; -1:
-// dense with a plain weight W [N, K]).
+// dense with a plain weight W [N, K]; -2: a right operand B [K, N] for every row of a [.., K]),
+// then optionally an activation as an eltwise post-op (MatMulAct).
 struct MatMulPrims {
   dnnl::matmul prim;
   memory::desc b, scratch;
@@ -31,6 +32,7 @@ struct MatMulPrims {
 struct MatMul {
   memory::desc a, b_user, c, bias;
   bool has_bias = false;
+  int64_t act = 0;  // MatMulAct
   std::vector<float> plain_b;  // a constant B (dense: W [N, K], i.e. B [K, N] with strides (1, K))
   PerThreads<MatMulPrims> prims;
 
@@ -41,6 +43,14 @@ struct MatMul {
     dnnl::matmul::desc d = has_bias ? dnnl::matmul::desc(a, b, bias, c) : dnnl::matmul::desc(a, b, c);
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);  // per run: concurrent runs share nothing
+    if (act != 0) {
+      dnnl::post_ops po;
+      const dnnl::algorithm alg = act == kActRelu     ? dnnl::algorithm::eltwise_relu
+                                  : act == kActGeluErf ? dnnl::algorithm::eltwise_gelu_erf
+                                                       : dnnl::algorithm::eltwise_gelu_tanh;
+      po.append_eltwise(1.f, alg, 0.f, 0.f);
+      attr.set_post_ops(po);
+    }
     dnnl::matmul::primitive_desc pd(d, attr, cpu_engine());
     p.prim = dnnl::matmul(pd);
     p.b = pd.weights_desc();
@@ -75,9 +85,12 @@ memory::desc plain(const memory::dims& d) {
 
 void* matmul_init(const sy_extern_site* s, char* err, size_t err_size) {
   return init_or_explain(err, err_size, [&]() -> void* {
-    check_site(*s, 3, 4, 1, "matmul");
+    if (s->num_attrs != 1 && s->num_attrs != 2) throw std::runtime_error("matmul: unexpected attributes");
+    check_site(*s, 3, 4, s->num_attrs, "matmul");
     auto m = std::make_unique<MatMul>();
     const int64_t block = s->attrs[0];
+    m->act = s->num_attrs == 2 ? s->attrs[1] : 0;
+    if (m->act < 0 || m->act > kActGeluTanh) throw std::runtime_error("matmul: an activation of kind " + std::to_string(m->act));
     m->has_bias = s->num_buffers == 4;
     const int out = s->num_buffers - 1;
     const memory::dims x = dims_of(*s, 0), w = dims_of(*s, 1), y = dims_of(*s, out);
@@ -95,6 +108,17 @@ void* matmul_init(const sy_extern_site* s, char* err, size_t err_size) {
         m->plain_b = block > 0 ? unpack_rows(f, N, K, block) : std::vector<float>(f, f + N * K);
       } else if (block > 0) {
         throw std::runtime_error("dense: a packed weight must be a constant");
+      }
+    } else if (block == -2) {  // a [..., K] . B [K, N], a's leading dims as rows
+      const int64_t K = x.back(), N = y.back();
+      if (w != memory::dims{K, N}) throw std::runtime_error("matmul: expected a right operand [K, N]");
+      ad = as_matmul(x, 2);
+      cd = as_matmul(y, 2);
+      bd = {K, N};
+      m->b_user = plain(bd);
+      if (const void* bc = s->constants[1]) {
+        const float* f = static_cast<const float*>(bc);
+        m->plain_b.assign(f, f + K * N);
       }
     } else if (block != 0) {
       throw std::runtime_error("matmul: a weight block of " + std::to_string(block));
@@ -163,11 +187,14 @@ std::string why_not_matmul(const ir::CallNode& c) {
 
 }  // namespace
 
-te::Tensor matmul_stage(const std::string& name, bool dense, const te::Tensor& a, const te::Tensor& b,
-                        const te::Tensor* bias, const Shape& out) {
+te::Tensor matmul_stage(const std::string& name, GemmForm form, const te::Tensor& a, const te::Tensor& b,
+                        const te::Tensor* bias, const Shape& out, MatMulAct act) {
   std::vector<te::Tensor> in{a, b};
   if (bias) in.push_back(*bias);
-  return te::stateful_extern_op(name, out, DType::f32, in, "sy_onednn_matmul", {dense ? -1 : 0});
+  const int64_t mode = form == GemmForm::Dense ? -1 : form == GemmForm::Rows ? -2 : 0;
+  std::vector<int64_t> attrs{mode};
+  if (act != kActNone) attrs.push_back(act);
+  return te::stateful_extern_op(name, out, DType::f32, in, "sy_onednn_matmul", attrs);
 }
 
 void register_matmul() {

@@ -142,6 +142,37 @@ TEST(OnednnHook, GemmsWithTheirEpilogues) {
   ir::Expr k = ir::var("k", ir::tensor_type({2, 16, 7}, DType::f32));
   ir::Module mm = module_of({q, k}, ir::call(OpCode::MatMul, {q, k}));
   expect_matches_reference(compile_with_hook(mm), mm, {rnd({2, 7, 16}, 55), rnd({2, 16, 7}, 56)}, "batched matmul");
+  // ONNX MatMul by a weight [K, N] with a bias add, over a batch of rows (a transformer's layers).
+  ir::Expr h = ir::var("h", ir::tensor_type({2, 7, 16}, DType::f32));
+  ir::Module rows = module_of({h}, ir::call(OpCode::Add, {ir::call(OpCode::MatMul, {h, ir::constant(rnd({16, 24}, 57))}),
+                                                           ir::constant(rnd({24}, 58))}));
+  api::Compilation cr = compile_with_hook(rows);
+  EXPECT_EQ(hooked_kernels(cr), 1);
+  expect_matches_reference(cr, rows, {rnd({2, 7, 16}, 59)}, "matmul by a weight, batch of rows");
+}
+
+// GELU as ONNX exports of PyTorch spell it, after a GEMM with its bias: the GEMM's post-op, one
+// kernel; when the GEMM's result is read elsewhere too, a loop after the call.
+TEST(OnednnHook, AnErfGeluIsTheGemmsPostOp) {
+  auto scalar = [](float v) {
+    Tensor t(DType::f32, {});
+    t.data<float>()[0] = v;
+    return ir::constant(t);
+  };
+  auto erf_gelu = [&](ir::Expr x) {
+    ir::Expr e = ir::call(OpCode::Erf, {ir::call(OpCode::Div, {x, scalar(1.4142135f)})});
+    return ir::call(OpCode::Mul, {ir::call(OpCode::Mul, {x, ir::call(OpCode::Add, {e, scalar(1.0f)})}), scalar(0.5f)});
+  };
+  ir::Expr h = ir::var("h", ir::tensor_type({2, 7, 16}, DType::f32));
+  ir::Expr g = ir::call(OpCode::Add, {ir::call(OpCode::MatMul, {h, ir::constant(rnd({16, 24}, 90))}), ir::constant(rnd({24}, 91))});
+  ir::Module m = module_of({h}, erf_gelu(g));
+  api::Compilation c = compile_with_hook(m);
+  EXPECT_EQ(hooked_kernels(c), 1) << "the GEMM and its GELU, one kernel";
+  EXPECT_EQ(c.native->executable->plan().kernels.size(), 1u);
+  expect_matches_reference(c, m, {rnd({2, 7, 16}, 92)}, "matmul+bias+erf gelu");
+  // The GEMM's result also a result of the model: the GELU is not its post-op.
+  ir::Module both = module_of({h}, ir::tuple({erf_gelu(g), g}));
+  expect_matches_reference(compile_with_hook(both), both, {rnd({2, 7, 16}, 93)}, "gelu and the gemm both results");
 }
 
 TEST(OnednnHook, DeclinesWhatItCannotRunWithAReason) {
