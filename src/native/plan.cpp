@@ -209,6 +209,32 @@ class Planner {
     }
     // Results that are views of intermediates stay alive to the end.
     for (int v : p_.outputs) last_use[static_cast<size_t>(root(v))] = n;
+    // In-place results take the storage of the input they replace (share: value -> the value
+    // whose storage it takes), which then lives until the result's last use.
+    std::vector<int> share(p_.values.size(), -1);
+    auto owner = [&](int v) {
+      while (share[static_cast<size_t>(v)] >= 0) v = share[static_cast<size_t>(v)];
+      return v;
+    };
+    for (int i = 0; i < n; ++i) {
+      const Call& c = p_.calls[static_cast<size_t>(i)];
+      if (c.external || c.fallback || c.function < 0 || c.outputs.empty()) continue;
+      const auto* f = p_.kernels[static_cast<size_t>(c.function)]->as<ir::FunctionNode>();
+      auto at = f ? f->attrs.find(kInPlaceAttr) : ir::FuncAttrs::const_iterator();
+      if (!f || at == f->attrs.end()) continue;
+      const size_t k = static_cast<size_t>(std::stoi(at->second));
+      if (k >= c.inputs.size()) continue;
+      const int u = root(c.inputs[k]), v = c.outputs[0];
+      const Value &uv = p_.values[static_cast<size_t>(u)], &vv = p_.values[static_cast<size_t>(v)];
+      if (uv.kind != ValueKind::Storage || vv.kind != ValueKind::Storage || vv.alias_of >= 0 || uv.nbytes() != vv.nbytes() ||
+          last_use[static_cast<size_t>(u)] != i || first_def[static_cast<size_t>(u)] < 0)
+        continue;
+      // The input read once more by this call only: no other input of the call is it.
+      int reads = 0;
+      for (int in : c.inputs) reads += root(in) == u;
+      if (reads != 1) continue;
+      share[static_cast<size_t>(v)] = u;
+    }
     struct Buf {
       int value;
       int64_t size;
@@ -216,14 +242,22 @@ class Planner {
       int64_t offset = -1;
     };
     std::vector<Buf> bufs;
+    std::vector<int> to(p_.values.size(), -1);
     for (size_t v = 0; v < p_.values.size(); ++v) {
       const Value& val = p_.values[v];
       if (val.kind != ValueKind::Storage || val.alias_of >= 0) continue;
       p_.intermediate_bytes += val.nbytes();
       if (first_def[v] < 0) continue;  // never written: not planned (cannot happen for a call's output)
-      const int to = std::max(first_def[v], last_use[v]);  // never read: free after its own call
-      bufs.push_back({static_cast<int>(v), aligned(std::max<int64_t>(val.nbytes(), 1)), first_def[v], to});
+      to[v] = std::max(first_def[v], last_use[v]);  // never read: free after its own call
     }
+    for (size_t v = 0; v < p_.values.size(); ++v)
+      if (share[v] >= 0) {
+        const size_t o = static_cast<size_t>(owner(static_cast<int>(v)));
+        to[o] = std::max(to[o], to[v]);
+      }
+    for (size_t v = 0; v < p_.values.size(); ++v)
+      if (to[v] >= 0 && share[v] < 0)
+        bufs.push_back({static_cast<int>(v), aligned(std::max<int64_t>(p_.values[v].nbytes(), 1)), first_def[v], to[v]});
     std::vector<size_t> order(bufs.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
@@ -246,6 +280,8 @@ class Planner {
                                      [&](size_t x, size_t y) { return bufs[x].offset < bufs[y].offset; }),
                     i);
     }
+    for (size_t v = 0; v < p_.values.size(); ++v)
+      if (share[v] >= 0) p_.values[v].offset = p_.values[static_cast<size_t>(owner(static_cast<int>(v)))].offset;
   }
 
   const ir::Module& m_;

@@ -57,6 +57,11 @@ struct Plan {
 // external functions. Identical fused functions share one kernel. A fused function with the
 // attribute Fallback (its reason) is run by the reference kernels instead of generated code.
 inline constexpr const char* kFallbackAttr = "Fallback";
+// A fused function whose result may be planned in the storage of its input number k (the
+// attribute's value) when nothing reads that input after the call: its kernel reads each element
+// of the input before writing that of the result (a convolution accumulating onto its residual:
+// oneDNN's sum post-op). Its kernel is built with PrimFunc::params_may_alias.
+inline constexpr const char* kInPlaceAttr = "InPlace";
 Plan plan_module(const ir::Module& fused);
 
 }  // namespace sy::native

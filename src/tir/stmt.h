@@ -52,6 +52,9 @@ struct PrimFunc {
   std::string name;
   std::vector<Buffer> params;
   Stmt body;
+  // Some parameters may share memory (an output planned in place of an input, native::kInPlaceAttr):
+  // the code generators then promise no restrict / noalias for the parameters.
+  bool params_may_alias = false;
 };
 
 }  // namespace sy::tir

@@ -89,6 +89,40 @@ TEST(NativePlan, LiveValuesNeverShareBytes) {
 namespace sy {
 namespace {
 
+// A kernel marked InPlace=k gets its result planned in the storage of its input k when nothing
+// reads that input after the call; not when something does.
+TEST(NativePlan, InPlaceResultsTakeTheirInputsStorage) {
+  auto plan = [](const char* last_reader) {
+    std::string text = R"(
+def @main(%x: Tensor[(4, 64), float32]) -> Tensor[(4, 64), float32] {
+  %0 = fn (%p0: Tensor[(4, 64), float32]) -> Tensor[(4, 64), float32] attrs {Primitive="1"} {
+    exp(%p0)
+  };
+  %1 = %0(%x);
+  %2 = fn (%p0: Tensor[(4, 64), float32], %p1: Tensor[(4, 64), float32]) -> Tensor[(4, 64), float32] attrs {InPlace="1", Primitive="1"} {
+    add(%p0, %p1)
+  };
+  %3 = %2(%x, %1);
+  %4 = fn (%p0: Tensor[(4, 64), float32], %p1: Tensor[(4, 64), float32]) -> Tensor[(4, 64), float32] attrs {Primitive="1"} {
+    multiply(%p0, %p1)
+  };
+  %4(%3, LAST)
+}
+)";
+    text.replace(text.find("LAST"), 4, last_reader);
+    Result<ir::Module> m = ir::parse_module(text);
+    EXPECT_TRUE(m.is_ok()) << m.status().message();
+    return native::plan_module(m.value());
+  };
+  native::Plan dead = plan("%x");  // %1 not read after the add: the add's result takes its storage
+  EXPECT_EQ(dead.values[static_cast<size_t>(dead.calls[1].outputs[0])].offset,
+            dead.values[static_cast<size_t>(dead.calls[1].inputs[1])].offset);
+  EXPECT_EQ(dead.arena_bytes, 4 * 64 * 4);
+  native::Plan live = plan("%1");  // %1 read by the multiply too: the add's result has its own
+  EXPECT_NE(live.values[static_cast<size_t>(live.calls[1].outputs[0])].offset,
+            live.values[static_cast<size_t>(live.calls[1].inputs[1])].offset);
+}
+
 // A fused group marked Fallback runs on the reference kernels; the rest is generated code.
 TEST(NativePlan, FallbackGroupsRunOnTheReferenceKernels) {
   Result<ir::Module> m = ir::parse_module(R"(

@@ -13,6 +13,7 @@
 #include "backends/onednn_hook/onednn_hook.h"
 #include "externs/onednn/onednn_externs.h"
 #include "ir/visitor.h"
+#include "native/plan.h"
 #include "ops/attrs.h"
 #include "ops/op.h"
 #include "support/error.h"
@@ -70,13 +71,17 @@ class Lowering {
 
   bool blockable(int64_t channels) const { return block_ > 1 && channels % block_ == 0; }
 
-  Value conv(const Chain& ch, const std::unordered_map<const ir::ExprNode*, Value>& in, int site) {
+  // `in_place`: the piece's result may be planned in its residual's storage (sum post-op);
+  // `result`: the convolution's value is a result of the kernel, written NCHW by the primitive
+  // (blocked and reordered, it would take a temporary of the kernel as large as itself).
+  Value conv(const Chain& ch, const std::unordered_map<const ir::ExprNode*, Value>& in, int site, bool in_place,
+             bool result) {
     const ir::CallNode& c = *ch.anchor;
     const Shape& x = ir::shape_of(c.args[0]);
     const Shape& y = ir::as_tensor(c.type).shape;
     const Value& xv = in.at(c.args[0].get());
     const bool src_blocked = xv.blocked || blockable(x[1]);
-    const bool dst_blocked = blockable(y[1]);
+    const bool dst_blocked = blockable(y[1]) && !result;
     const te::Tensor src = src_blocked ? blocked(xv) : plain(xv);
     const te::Tensor w = in.at(c.args[1].get()).t;
     const te::Tensor* bias = c.args.size() > 2 ? &in.at(c.args[2].get()).t : nullptr;
@@ -85,7 +90,7 @@ class Lowering {
     if (ch.add) {
       const Value& o = in.at(ch.other.get());
       added.push_back(dst_blocked ? blocked(o) : plain(o));
-      posts.push_back({dnnl_ext::ConvPost::Add});
+      posts.push_back({in_place ? dnnl_ext::ConvPost::Sum : dnnl_ext::ConvPost::Add});
     }
     if (ch.act && ch.act->op == OpCode::Relu) posts.push_back({dnnl_ext::ConvPost::Relu});
     if (ch.act && ch.act->op == OpCode::Clip) {
@@ -188,6 +193,7 @@ tir::PrimFunc lower_region(const ir::FunctionNode& fn, const std::string& name, 
     return g && !results.count(gemm.get()) && composite_of(*g).rfind("onednn_hook.gemm", 0) == 0 && it != readers.end() &&
            it->second.size() == 1 && composite_of(*it->second[0]) == "onednn_hook.gelu_erf";
   };
+  const bool in_place = fn.attrs.count(native::kInPlaceAttr) > 0;
   int site = 0;
   for (const ir::Expr& e : nodes) {
     if (e->kind == ir::ExprKind::Var || e->kind == ir::ExprKind::Function) continue;
@@ -241,7 +247,8 @@ tir::PrimFunc lower_region(const ir::FunctionNode& fn, const std::string& name, 
     for (size_t i = 0; i < comp->params.size(); ++i) inner[comp->params[i].get()] = get(c->args[i]);
     const Chain ch = chain_of(comp->body);
     SY_CHECK(ch.anchor) << "onednn_hook composite without an anchor";
-    value[e.get()] = ch.anchor->op == OpCode::Conv2d ? low.conv(ch, inner, site) : low.gemm(ch, inner, site, fused_gelu(e));
+    value[e.get()] = ch.anchor->op == OpCode::Conv2d ? low.conv(ch, inner, site, in_place, results.count(e.get()) > 0)
+                                                     : low.gemm(ch, inner, site, fused_gelu(e));
     ++site;
   }
   std::vector<te::Tensor> outputs;
@@ -253,7 +260,9 @@ tir::PrimFunc lower_region(const ir::FunctionNode& fn, const std::string& name, 
   low.schedule(sch);
   std::vector<te::Tensor> all = args;
   all.insert(all.end(), outputs.begin(), outputs.end());
-  return te::lower(sch, all, name);
+  tir::PrimFunc f = te::lower(sch, all, name);
+  f.params_may_alias = in_place;
+  return f;
 }
 
 }  // namespace sy::backends::onednn_hook

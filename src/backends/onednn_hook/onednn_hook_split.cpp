@@ -5,11 +5,13 @@
 // oneDNN's blocked one between the convolutions: a piece's parameters and result are the blocked
 // tensors [N, C/B, H, W, B], its body says what they mean (the layout changes around the
 // composite), and the lowering (onednn_hook_lower.cpp) calls the primitive on them directly.
+#include <functional>
 #include <unordered_map>
 
 #include "backends/onednn_hook/onednn_hook.h"
 #include "ir/visitor.h"
 #include "native/hooked_regions.h"
+#include "native/plan.h"
 #include "ops/attrs.h"
 #include "support/numbered.h"
 
@@ -46,7 +48,8 @@ struct Held {
 
 class Splitter {
  public:
-  explicit Splitter(int64_t block) : B_(block) {}
+  Splitter(int64_t block, std::function<bool(const ir::CallNode&)> read_inside)
+      : B_(block), read_inside(std::move(read_inside)) {}
 
   bool blockable(const ir::Expr& x) const {
     const Shape& s = ir::shape_of(x);
@@ -89,9 +92,21 @@ class Splitter {
     const auto* comp = c.callee->as<ir::FunctionNode>();
     const Chain ch = chain_of(comp->body);
     const bool conv = ch.anchor && ch.anchor->op == OpCode::Conv2d;
-    // The composite's result is blocked when it is a convolution's whose channels the block divides.
-    const bool out_blocked = conv && B_ > 1 && ir::as_tensor(c.type).shape[1] % B_ == 0;
+    // The composite's result is blocked when it is a convolution's whose channels the block
+    // divides and another of the region's composites reads it; one that only leaves the region is
+    // written NCHW by the primitive (ResNet's stem: its 64x112x112 result, blocked, then reordered
+    // for the native max pool, had two 3.2 MB buffers live at once, the model's largest live set).
+    // A residual that is blocked keeps it blocked too (the primitive adds it in its own layout;
+    // reordered inside the piece, it would be a temporary of the kernel).
+    bool residual_blocked = false;
+    if (conv && ch.add)
+      for (size_t i = 0; i < comp->params.size(); ++i)
+        if (comp->params[i].get() == ch.other.get() && c.args[i]->kind != ir::ExprKind::Constant)
+          residual_blocked = held.at(c.args[i].get()).blocked;
+    const bool out_blocked =
+        conv && B_ > 1 && ir::as_tensor(c.type).shape[1] % B_ == 0 && (read_inside(c) || residual_blocked);
     std::vector<ir::Expr> params, args, inner_args;
+    int data_param = -1, added_param = -1;  // the piece's parameters of a convolution's data and residual
     for (size_t i = 0; i < c.args.size(); ++i) {
       const ir::Expr& a = c.args[i];
       if (a->kind == ir::ExprKind::Constant) {
@@ -105,6 +120,7 @@ class Splitter {
       const bool want_blocked = conv && (is_data ? (h.blocked || blockable(a)) : out_blocked);
       ir::Expr arg = want_blocked ? blocked(h) : plain(h);
       ir::Expr p = ir::var(numbered("x", static_cast<int64_t>(params.size())), arg->type);
+      if (conv) (is_data ? data_param : added_param) = static_cast<int>(params.size());
       params.push_back(p);
       args.push_back(arg);
       inner_args.push_back(want_blocked ? to_nchw_expr(p) : p);
@@ -116,18 +132,28 @@ class Splitter {
       body = ir::call_function(then->callee, then_args);
     }
     if (out_blocked) body = to_blocked_expr(body);
-    return {ir::call_function(ir::function(params, body, piece_attrs()), args), out_blocked};
+    ir::FuncAttrs attrs = piece_attrs();
+    // A residual the convolution accumulates onto (oneDNN's sum post-op) may share the result's
+    // storage when nothing reads it after, not when it is also the convolution's data.
+    if (added_param >= 0 && ch.add && args[static_cast<size_t>(added_param)].get() != (data_param >= 0 ? args[static_cast<size_t>(data_param)].get() : nullptr))
+      attrs.emplace(native::kInPlaceAttr, std::to_string(added_param));
+    return {ir::call_function(ir::function(params, body, attrs), args), out_blocked};
   }
 
  private:
   int64_t B_;
+  std::function<bool(const ir::CallNode&)> read_inside;  // a composite of the region reads the call's result
   std::unordered_map<const ir::ExprNode*, ir::Expr> to_blocked_, to_nchw_;
 };
 
 }  // namespace
 
 std::optional<ir::Expr> split_region(const ir::FunctionNode& fn, const target::Target& target) {
-  Splitter sp(target.vector_lanes());
+  std::unordered_map<const ir::ExprNode*, int> composite_readers;
+  for (const ir::Expr& e : ir::post_order(fn.body))
+    if (auto* c = e->as<ir::CallNode>(); c && !composite_of(*c).empty())
+      for (const ir::Expr& a : c->args) ++composite_readers[a.get()];
+  Splitter sp(target.vector_lanes(), [&](const ir::CallNode& c) { return composite_readers.count(&c) > 0; });
   std::unordered_map<const ir::ExprNode*, Held> held;
   std::vector<ir::Expr> params;
   for (const ir::Expr& p : fn.params) {

@@ -159,7 +159,7 @@ class FuncGen {
       const Buffer& b = f_.params[i];
       const std::string& n = names_.name(b.get(), b->name);
       const bool ro = !written.count(b.get());
-      sig << ", " << (ro ? "const " : "") << c_type(b->dtype) << "* restrict " << n;
+      sig << ", " << (ro ? "const " : "") << c_type(b->dtype) << (f_.params_may_alias ? "* " : "* restrict ") << n;
       unpack << ", " << "(" << (ro ? "const " : "") << c_type(b->dtype) << "*)args[" << i << "]";
     }
     // GCC 12.2 at -O3 miscompiles loop nests whose select condition reads data that a branch reads

@@ -117,7 +117,9 @@ class Emitter {
     Function* body = Function::Create(llvm::FunctionType::get(b_.getVoidTy(), params, false),
                                       llvm::GlobalValue::InternalLinkage, f.name + "_body", mod_);
     attributes(body);
-    for (size_t i = 0; i < f.params.size(); ++i) body->addParamAttr(static_cast<unsigned>(i + 1), llvm::Attribute::NoAlias);
+    params_may_alias_ = f.params_may_alias;
+    if (!params_may_alias_)
+      for (size_t i = 0; i < f.params.size(); ++i) body->addParamAttr(static_cast<unsigned>(i + 1), llvm::Attribute::NoAlias);
     Scope scope;
     scope.fn = body;
     scope.entry = BasicBlock::Create(ctx_, "entry", body);
@@ -1088,7 +1090,8 @@ class Emitter {
     Function* inner = Function::Create(llvm::FunctionType::get(b_.getVoidTy(), types, false),
                                        llvm::GlobalValue::InternalLinkage, base + "_body", mod_);
     attributes(inner);
-    for (size_t i = 0; i < bkeys.size(); ++i) inner->addParamAttr(static_cast<unsigned>(vkeys.size() + i), llvm::Attribute::NoAlias);
+    if (!params_may_alias_)
+      for (size_t i = 0; i < bkeys.size(); ++i) inner->addParamAttr(static_cast<unsigned>(vkeys.size() + i), llvm::Attribute::NoAlias);
     llvm::StructType* st = llvm::StructType::get(ctx_, types);
     Function* outer = Function::Create(llvm::FunctionType::get(b_.getVoidTy(), {i8p()}, false),
                                        llvm::GlobalValue::InternalLinkage, base, mod_);
@@ -1275,6 +1278,7 @@ class Emitter {
   std::vector<llvm::MDNode*> groups_;  // access groups of the enclosing vector loops
   bool in_parallel_ = false;
   int num_parallel_ = 0;
+  bool params_may_alias_ = false;  // the kernel's PrimFunc::params_may_alias
   std::map<std::string, size_t> extern_slot_;
   std::vector<std::string> extern_names_;
   llvm::GlobalVariable* extern_ptrs_ = nullptr;

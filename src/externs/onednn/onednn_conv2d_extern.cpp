@@ -33,9 +33,11 @@ using tag = memory::format_tag;
 // attrs: stride h w, pad top left bottom right, dilation h w, groups, weight block (0: plain
 // [O, C/G, KH, KW] weight), blocked activations (0/1), bias (0/1), the number of post-ops, then
 // three per post-op in the order they apply: kind and its two operands (relu: -; clip: the
-// bounds' float bits; add: the buffer added, of the result's shape).
+// bounds' float bits; add: the buffer added, of the result's shape; sum, first only: the buffer
+// added, which the result's buffer holds before the primitive accumulates onto it: copied there
+// unless it already is, i.e. planned in place).
 enum Attr { kSh, kSw, kPt, kPl, kPb, kPr, kDh, kDw, kGroups, kBlock, kBlocked, kHasBias, kNumPosts, kNumAttrs };
-enum PostKind : int64_t { kPostRelu = 1, kPostClip = 2, kPostAdd = 3 };
+enum PostKind : int64_t { kPostRelu = 1, kPostClip = 2, kPostAdd = 3, kPostSum = 4 };
 struct Post {
   int64_t kind = 0, a = 0, b = 0;
 };
@@ -87,6 +89,7 @@ struct Conv {
       if (p.kind == kPostRelu) po.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
       if (p.kind == kPostClip) po.append_eltwise(1.f, dnnl::algorithm::eltwise_clip, bits_float(p.a), bits_float(p.b));
       if (p.kind == kPostAdd) po.append_binary(dnnl::algorithm::binary_add, dst_user);
+      if (p.kind == kPostSum) po.append_sum(1.f);
     }
     attr.set_post_ops(po);
     dnnl::convolution_forward::primitive_desc pd(d, attr, cpu_engine());
@@ -135,7 +138,8 @@ void* conv_init(const sy_extern_site* s, char* err, size_t err_size) {
         s->num_attrs != kNumAttrs + 3 * s->attrs[kNumPosts])
       throw std::runtime_error("conv2d: unexpected attributes");
     int adds = 0;
-    for (int64_t i = 0; i < s->attrs[kNumPosts]; ++i) adds += s->attrs[kNumAttrs + 3 * i] == kPostAdd;
+    for (int64_t i = 0; i < s->attrs[kNumPosts]; ++i)
+      adds += s->attrs[kNumAttrs + 3 * i] == kPostAdd || s->attrs[kNumAttrs + 3 * i] == kPostSum;
     const int want = 3 + static_cast<int>(s->attrs[kHasBias] != 0) + adds;
     check_site(*s, want, want, s->num_attrs, "conv2d");
     const int out = s->num_buffers - 1;
@@ -149,10 +153,11 @@ void* conv_init(const sy_extern_site* s, char* err, size_t err_size) {
     c->out = out;
     for (int64_t i = 0; i < a[kNumPosts]; ++i) {
       Post p{a[kNumAttrs + 3 * i], a[kNumAttrs + 3 * i + 1], a[kNumAttrs + 3 * i + 2]};
-      if (p.kind < kPostRelu || p.kind > kPostAdd ||
-          (p.kind == kPostAdd && (c->blocked || p.a < 2 + (c->has_bias ? 1 : 0) || p.a >= out)))
+      const bool adds_buffer = p.kind == kPostAdd || p.kind == kPostSum;
+      if (p.kind < kPostRelu || p.kind > kPostSum ||
+          (adds_buffer && (c->blocked || p.a < 2 + (c->has_bias ? 1 : 0) || p.a >= out)) || (p.kind == kPostSum && i != 0))
         throw std::runtime_error("conv2d: a malformed post-op");
-      if (p.kind == kPostAdd && dims_of(*s, static_cast<int>(p.a)) != dims_of(*s, out))
+      if (adds_buffer && dims_of(*s, static_cast<int>(p.a)) != dims_of(*s, out))
         throw std::runtime_error("conv2d: an added tensor of another shape or layout than the result");
       c->posts.push_back(p);
     }
@@ -210,6 +215,11 @@ int32_t conv_run(void* state, void* const* b) {
                                          {DNNL_ARG_DST, dst},
                                          {DNNL_ARG_SCRATCHPAD, run_memory(p.scratch, kScratchpad)}};
     if (c.has_bias) args.emplace(DNNL_ARG_BIAS, memory(c.bias, e, b[2]));
+    for (const Post& post : c.posts)
+      if (post.kind == kPostSum && b[post.a] != b[c.out]) {  // not planned in place
+        SY_CHECK(!p.dst_out) << "a sum post-op on a reordered result";
+        std::memcpy(b[c.out], b[post.a], c.dst_user.get_size());
+      }
     for (size_t i = 0; i < c.posts.size(); ++i)
       if (c.posts[i].kind == kPostAdd)
         args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(static_cast<int>(i)) | DNNL_ARG_SRC_1, memory(c.dst_user, e, b[c.posts[i].a]));
@@ -328,9 +338,13 @@ te::Tensor conv2d_stage(const std::string& name, const ir::CallNode& conv, const
                                 0,            bias ? 1 : 0,  static_cast<int64_t>(posts.size())};
   size_t next = 0;
   for (const ConvPost& p : posts) {
+    SY_CHECK((p.kind != ConvPost::Add && p.kind != ConvPost::Sum) || next < added.size())
+        << "conv2d_stage: fewer added tensors than add post-ops";
     if (p.kind == ConvPost::Add) {
-      SY_CHECK(next < added.size()) << "conv2d_stage: fewer added tensors than add post-ops";
       attrs.insert(attrs.end(), {kPostAdd, static_cast<int64_t>(in.size()), 0});
+      in.push_back(added[next++]);
+    } else if (p.kind == ConvPost::Sum) {
+      attrs.insert(attrs.end(), {kPostSum, static_cast<int64_t>(in.size()), 0});
       in.push_back(added[next++]);
     } else if (p.kind == ConvPost::Clip) {
       attrs.insert(attrs.end(), {kPostClip, float_bits(p.lo), float_bits(p.hi)});

@@ -18,9 +18,11 @@ void register_conv2d();
 void register_matmul();
 
 // A post-op of conv2d_stage, in the order they apply: relu; clip to [lo, hi]; add a tensor of the
-// result's shape and layout (the next of conv2d_stage's `added`).
+// result's shape and layout (the next of conv2d_stage's `added`); Sum, the first post-op only:
+// the same, the primitive accumulating onto the result's buffer, which the added tensor's may be
+// (an output planned in place of that input: native::kInPlaceAttr), else it is copied there first.
 struct ConvPost {
-  enum Kind { Relu = 1, Clip = 2, Add = 3 } kind = Relu;
+  enum Kind { Relu = 1, Clip = 2, Add = 3, Sum = 4 } kind = Relu;
   double lo = 0, hi = 0;
 };
 

@@ -17,6 +17,7 @@
 #include "ir/visitor.h"
 #include "native/compile.h"
 #include "native/hooked_regions.h"
+#include "native/plan.h"
 #include "ops/attrs.h"
 #include "ops/op.h"
 #include "partition/pipeline.h"
@@ -115,6 +116,34 @@ TEST(OnednnHook, ABottleneckIsAKernelPerConvInTheBlockedLayout) {
   expect_matches_reference(compile_with_hook(m, "cpu -isa=avx2"), m, {rnd({1, 32, 9, 9}, 31)}, "bottleneck, avx2");
 }
 
+// Two bottlenecks in a row: each block's last convolution accumulates onto its residual (oneDNN's
+// sum post-op) in the residual's own storage, which nothing reads after: the plan gives the
+// result the residual's offset, the kernel is built without restrict, and the values hold.
+TEST(OnednnHook, AResidualIsAccumulatedInPlace) {
+  ir::Expr x = ir::var("x", ir::tensor_type({1, 32, 8, 8}, DType::f32));
+  auto block = [](ir::Expr in, uint32_t seed) {
+    ir::Expr a = relu(conv(in, 16, 32, 1, 1, seed));
+    ir::Expr b = relu(conv(a, 16, 16, 3, 1, seed + 2));
+    return relu(ir::call(OpCode::Add, {conv(b, 32, 16, 1, 1, seed + 4), in}));
+  };
+  ir::Module m = module_of({x}, block(block(x, 100), 200));
+  api::Compilation c = compile_with_hook(m);
+  const native::Plan& p = c.native->executable->plan();
+  int in_place = 0;
+  for (const native::Call& call : p.calls) {
+    const auto* f = p.kernels[static_cast<size_t>(call.function)]->as<ir::FunctionNode>();
+    auto at = f->attrs.find(native::kInPlaceAttr);
+    if (at == f->attrs.end()) continue;
+    const native::Value& in = p.values[static_cast<size_t>(call.inputs[static_cast<size_t>(std::stoi(at->second))])];
+    const native::Value& out = p.values[static_cast<size_t>(call.outputs[0])];
+    in_place += in.kind == native::ValueKind::Storage && out.kind == native::ValueKind::Storage && in.offset == out.offset;
+  }
+  EXPECT_EQ(in_place, 2) << "each block's sum";
+  EXPECT_NE(c.native->generated_c.find("(int* restrict sy_fault, float* p0,"), std::string::npos)
+      << "an in-place kernel's parameters are not restrict";
+  expect_matches_reference(c, m, {rnd({1, 32, 8, 8}, 300)}, "two bottlenecks");
+}
+
 TEST(OnednnHook, ChannelsTheBlockDoesNotDivideStayPlain) {
   // A stem (3 channels in), 24 channels (not a multiple of 16), a strided 3x3 and clip (ReLU6).
   ir::Expr x = ir::var("x", ir::tensor_type({2, 3, 17, 17}, DType::f32));
@@ -185,15 +214,15 @@ TEST(OnednnHook, DeclinesWhatItCannotRunWithAReason) {
   for (const partition::NodeDecision& d : c.partition.report.decisions)
     for (const auto& [backend, why] : d.rejections) reasons += backend + ": " + why + "\n";
   EXPECT_NE(reasons.find("onednn_hook"), std::string::npos) << reasons;
-  EXPECT_EQ(hooked_kernels(c), 3) << "the conv alone, and its layout changes";
+  EXPECT_EQ(hooked_kernels(c), 2) << "the conv alone (its result NCHW: it leaves the region), its input reordered";
   expect_matches_reference(c, m, {rnd({1, 16, 8, 8}, 64)}, "conv with a broadcast add");
 }
 
 TEST(OnednnHook, IrAfterTheHook) {
-  // conv+bias+relu then conv+bias+add(the first's result)+relu over 16 channels: the input
-  // reordered to the blocked layout once, both calls on blocked buffers (the add's operand too,
-  // as post-op 2: kind 3, buffer 3), the result reordered back in a parallel loop over rows of
-  // the block (its channels innermost).
+  // conv+bias+relu then conv+bias+add(the first's result)+relu over 16 channels, as one kernel:
+  // the input reordered to the blocked layout, the first call on blocked buffers; the second
+  // writes the kernel's result NCHW, so its residual (post-op 2: kind 3, buffer 3) is reordered
+  // to NCHW first, in a parallel loop over rows of the block (its channels innermost).
   ir::Expr x = ir::var("x", ir::tensor_type({1, 16, 4, 4}, DType::f32));
   ir::Expr a = relu(conv(x, 16, 16, 1, 1, 70));
   ir::Expr y = relu(ir::call(OpCode::Add, {conv(a, 16, 16, 1, 1, 72), a}));
@@ -205,10 +234,10 @@ TEST(OnednnHook, IrAfterTheHook) {
   const backends::LoweringHook* hook = po.backends[0]->lowering_hook();
   ASSERT_NE(hook, nullptr);
   tir::PrimFunc f = hook->lower(*call->callee->as<ir::FunctionNode>(), "k0_onednn_hook", target::parse("cpu -isa=avx512"));
-  EXPECT_EQ(tir::print_func(f), R"(func k0_onednn_hook(p0: float32[1, 16, 4, 4], p1: float32[16, 16, 1, 1], p2: float32[16], p3: float32[16, 16, 1, 1], p4: float32[16], to_nchw1: float32[1, 16, 4, 4]) {
+  EXPECT_EQ(tir::print_func(f), R"(func k0_onednn_hook(p0: float32[1, 16, 4, 4], p1: float32[16, 16, 1, 1], p2: float32[16], p3: float32[16, 16, 1, 1], p4: float32[16], conv1: float32[1, 16, 4, 4]) {
   allocate to_blocked0: float32[1, 1, 4, 4, 16] {
     allocate conv0: float32[1, 1, 4, 4, 16] {
-      allocate conv1: float32[1, 1, 4, 4, 16] {
+      allocate to_nchw1: float32[1, 16, 4, 4] {
         for k in [0, 4) {
           for l in [0, 4) {
             for m in [0, 16) {
@@ -217,14 +246,14 @@ TEST(OnednnHook, IrAfterTheHook) {
           }
         }
         call stateful sy_onednn_conv2d(to_blocked0, p1, p2, conv0, 1, 1, 0, 0, 0, 0, 1, 1, 1, 0, 0, 1, 1, 1, 0, 0)
-        call stateful sy_onednn_conv2d(conv0, p3, p4, conv0, conv1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 0, 0, 1, 2, 3, 3, 0, 1, 0, 0)
         parallel for i.j.outer.fused.k.fused in [0, 4) {
           for l_1 in [0, 4) {
             for j.inner in [0, 16) {
-              to_nchw1[0, j.inner, i.j.outer.fused.k.fused, l_1] = conv1[0, 0, i.j.outer.fused.k.fused, l_1, j.inner]
+              to_nchw1[0, j.inner, i.j.outer.fused.k.fused, l_1] = conv0[0, 0, i.j.outer.fused.k.fused, l_1, j.inner]
             }
           }
         }
+        call stateful sy_onednn_conv2d(conv0, p3, p4, to_nchw1, conv1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 0, 0, 1, 2, 3, 3, 0, 1, 0, 0)
       }
     }
   }
