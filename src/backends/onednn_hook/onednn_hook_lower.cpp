@@ -71,17 +71,14 @@ class Lowering {
 
   bool blockable(int64_t channels) const { return block_ > 1 && channels % block_ == 0; }
 
-  // `in_place`: the piece's result may be planned in its residual's storage (sum post-op);
-  // `result`: the convolution's value is a result of the kernel, written NCHW by the primitive
-  // (blocked and reordered, it would take a temporary of the kernel as large as itself).
-  Value conv(const Chain& ch, const std::unordered_map<const ir::ExprNode*, Value>& in, int site, bool in_place,
-             bool result) {
+  // `in_place`: the piece's result may be planned in its residual's storage (sum post-op).
+  Value conv(const Chain& ch, const std::unordered_map<const ir::ExprNode*, Value>& in, int site, bool in_place) {
     const ir::CallNode& c = *ch.anchor;
     const Shape& x = ir::shape_of(c.args[0]);
     const Shape& y = ir::as_tensor(c.type).shape;
     const Value& xv = in.at(c.args[0].get());
     const bool src_blocked = xv.blocked || blockable(x[1]);
-    const bool dst_blocked = blockable(y[1]) && !result;
+    const bool dst_blocked = blockable(y[1]);
     const te::Tensor src = src_blocked ? blocked(xv) : plain(xv);
     const te::Tensor w = in.at(c.args[1].get()).t;
     const te::Tensor* bias = c.args.size() > 2 ? &in.at(c.args[2].get()).t : nullptr;
@@ -99,6 +96,27 @@ class Lowering {
     }
     const Shape out = dst_blocked ? Shape{y[0], y[1] / block_, y[2], y[3], block_} : y;
     return {dnnl_ext::conv2d_stage(numbered("conv", site), c, src, w, bias, posts, added, out), dst_blocked};
+  }
+
+  Value pool(const ir::CallNode& c, const std::unordered_map<const ir::ExprNode*, Value>& in, int site) {
+    const Value& xv = in.at(c.args[0].get());
+    const Shape& x = ir::shape_of(c.args[0]);
+    const Shape& y = ir::as_tensor(c.type).shape;
+    // The layout of the input (the primitive is made for it), blocked where the channels allow.
+    const bool blocked_io = xv.blocked || blockable(x[1]);
+    const te::Tensor src = blocked_io ? blocked(xv) : plain(xv);
+    const Shape out = blocked_io ? Shape{y[0], y[1] / block_, y[2], y[3], block_} : y;
+    const bool global = c.op == OpCode::GlobalAvgPool2d;
+    std::vector<int64_t> kernel, strides, padding;
+    if (!global) {
+      const auto& a = c.attrs_as<ops::Pool2dAttrs>();
+      kernel = a.kernel;
+      strides = a.strides;
+      padding = {a.padding[0], a.padding[1], 0, 0};
+      for (int d = 0; d < 2; ++d)  // the end padding the windows use (more changes nothing for a max)
+        padding[2 + d] = std::max<int64_t>(0, (y[2 + d] - 1) * a.strides[d] + a.kernel[d] - x[2 + d] - a.padding[d]);
+    }
+    return {dnnl_ext::pool2d_stage(numbered("pool", site), global, kernel, strides, padding, src, out), blocked_io};
   }
 
   // `gelu`: an erf-GELU composite that reads only this GEMM's result follows (fused_gelu).
@@ -247,8 +265,11 @@ tir::PrimFunc lower_region(const ir::FunctionNode& fn, const std::string& name, 
     for (size_t i = 0; i < comp->params.size(); ++i) inner[comp->params[i].get()] = get(c->args[i]);
     const Chain ch = chain_of(comp->body);
     SY_CHECK(ch.anchor) << "onednn_hook composite without an anchor";
-    value[e.get()] = ch.anchor->op == OpCode::Conv2d ? low.conv(ch, inner, site, in_place, results.count(e.get()) > 0)
-                                                     : low.gemm(ch, inner, site, fused_gelu(e));
+    if (kind->second == "onednn_hook.pool")
+      value[e.get()] = low.pool(*ch.anchor, inner, site);
+    else
+      value[e.get()] = ch.anchor->op == OpCode::Conv2d ? low.conv(ch, inner, site, in_place)
+                                                       : low.gemm(ch, inner, site, fused_gelu(e));
     ++site;
   }
   std::vector<te::Tensor> outputs;

@@ -3,6 +3,8 @@
 // says why a match is refused (--explain shows it).
 #include "backends/onednn_hook/onednn_hook.h"
 
+#include <algorithm>
+
 #include "ir/visitor.h"
 #include "ops/attrs.h"
 #include "support/error.h"
@@ -104,6 +106,26 @@ std::string check_gemm(const Match& m) {
   return "";
 }
 
+// Max pooling whose every window holds an input element (no ceil-mode window past the declared
+// padding, no dilation), and global average pooling: between blocked convolutions they keep the
+// blocked layout (as BYOC's region does), instead of a reorder to NCHW and back around a native pool.
+std::string check_pool(const Match& m) {
+  const auto* c = m.nodes.back()->as<ir::CallNode>();
+  if (!c || !f32(c->args[0]) || ir::shape_of(c->args[0]).size() != 4) return "onednn_hook pool: float32 NCHW only";
+  if (c->op == OpCode::GlobalAvgPool2d) return "";
+  const auto& a = c->attrs_as<ops::Pool2dAttrs>();
+  const Shape& x = ir::shape_of(c->args[0]);
+  const Shape& y = ir::as_tensor(c->type).shape;
+  for (int d = 0; d < 2; ++d) {
+    if (a.dilation[d] != 1) return "onednn_hook max_pool2d: dilation";
+    const int64_t pb = a.padding[d], pe = a.padding[2 + d];
+    const int64_t pe_needed = std::max<int64_t>(0, (y[2 + d] - 1) * a.strides[d] + a.kernel[d] - x[2 + d] - pb);
+    if (pb >= a.kernel[d] || pe >= a.kernel[d]) return "onednn_hook max_pool2d: padding not smaller than the kernel";
+    if (pe_needed > pe) return "onednn_hook max_pool2d: a ceil-mode window past the declared padding";
+  }
+  return "";
+}
+
 // The erf GELU of ONNX exports, as the epilogue (an eltwise post-op) of one of the hook's GEMMs.
 std::string check_gelu_erf(const Match& m) {
   ir::Expr x;
@@ -139,7 +161,8 @@ std::vector<CompositeRule> rules() {
           {"onednn_hook.gemm_bias", biased, check_gemm},
           {"onednn_hook.gemm_act", gemm_act(gemm), check_gemm},
           {"onednn_hook.gemm", gemm, check_gemm},
-          {"onednn_hook.gelu_erf", erf_gelu(), check_gelu_erf}};
+          {"onednn_hook.gelu_erf", erf_gelu(), check_gelu_erf},
+          {"onednn_hook.pool", alt({op(OpCode::MaxPool2d, {wildcard()}), op(OpCode::GlobalAvgPool2d, {wildcard()})}), check_pool}};
 }
 
 }  // namespace sy::backends::onednn_hook

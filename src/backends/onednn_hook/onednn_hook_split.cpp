@@ -5,7 +5,6 @@
 // oneDNN's blocked one between the convolutions: a piece's parameters and result are the blocked
 // tensors [N, C/B, H, W, B], its body says what they mean (the layout changes around the
 // composite), and the lowering (onednn_hook_lower.cpp) calls the primitive on them directly.
-#include <functional>
 #include <unordered_map>
 
 #include "backends/onednn_hook/onednn_hook.h"
@@ -48,8 +47,7 @@ struct Held {
 
 class Splitter {
  public:
-  Splitter(int64_t block, std::function<bool(const ir::CallNode&)> read_inside)
-      : B_(block), read_inside(std::move(read_inside)) {}
+  explicit Splitter(int64_t block) : B_(block) {}
 
   bool blockable(const ir::Expr& x) const {
     const Shape& s = ir::shape_of(x);
@@ -92,19 +90,11 @@ class Splitter {
     const auto* comp = c.callee->as<ir::FunctionNode>();
     const Chain ch = chain_of(comp->body);
     const bool conv = ch.anchor && ch.anchor->op == OpCode::Conv2d;
-    // The composite's result is blocked when it is a convolution's whose channels the block
-    // divides and another of the region's composites reads it; one that only leaves the region is
-    // written NCHW by the primitive (ResNet's stem: its 64x112x112 result, blocked, then reordered
-    // for the native max pool, had two 3.2 MB buffers live at once, the model's largest live set).
-    // A residual that is blocked keeps it blocked too (the primitive adds it in its own layout;
-    // reordered inside the piece, it would be a temporary of the kernel).
-    bool residual_blocked = false;
-    if (conv && ch.add)
-      for (size_t i = 0; i < comp->params.size(); ++i)
-        if (comp->params[i].get() == ch.other.get() && c.args[i]->kind != ir::ExprKind::Constant)
-          residual_blocked = held.at(c.args[i].get()).blocked;
-    const bool out_blocked =
-        conv && B_ > 1 && ir::as_tensor(c.type).shape[1] % B_ == 0 && (read_inside(c) || residual_blocked);
+    const bool pool = composite_of(c) == "onednn_hook.pool";
+    // The composite's result is blocked when it is a convolution's or a pooling's whose channels
+    // the block divides: written NCHW, oneDNN's convolutions fall back to GEMM-based kernels
+    // (ResNet-50's stem: 4.5 ms instead of 0.9); a reorder piece makes NCHW where a reader needs it.
+    const bool out_blocked = (conv || pool) && B_ > 1 && ir::as_tensor(c.type).shape[1] % B_ == 0;
     std::vector<ir::Expr> params, args, inner_args;
     int data_param = -1, added_param = -1;  // the piece's parameters of a convolution's data and residual
     for (size_t i = 0; i < c.args.size(); ++i) {
@@ -116,8 +106,8 @@ class Splitter {
       const Held& h = held.at(a.get());
       // In a convolution the data and the added tensor follow the layouts oneDNN runs fastest:
       // blocked where the channels allow (the data) or where the result is (the added tensor).
-      const bool is_data = conv && comp->params[i].get() == ch.anchor->args[0].get();
-      const bool want_blocked = conv && (is_data ? (h.blocked || blockable(a)) : out_blocked);
+      const bool is_data = (conv && comp->params[i].get() == ch.anchor->args[0].get()) || pool;
+      const bool want_blocked = (conv || pool) && (is_data ? (h.blocked || blockable(a)) : out_blocked);
       ir::Expr arg = want_blocked ? blocked(h) : plain(h);
       ir::Expr p = ir::var(numbered("x", static_cast<int64_t>(params.size())), arg->type);
       if (conv) (is_data ? data_param : added_param) = static_cast<int>(params.size());
@@ -142,18 +132,13 @@ class Splitter {
 
  private:
   int64_t B_;
-  std::function<bool(const ir::CallNode&)> read_inside;  // a composite of the region reads the call's result
   std::unordered_map<const ir::ExprNode*, ir::Expr> to_blocked_, to_nchw_;
 };
 
 }  // namespace
 
 std::optional<ir::Expr> split_region(const ir::FunctionNode& fn, const target::Target& target) {
-  std::unordered_map<const ir::ExprNode*, int> composite_readers;
-  for (const ir::Expr& e : ir::post_order(fn.body))
-    if (auto* c = e->as<ir::CallNode>(); c && !composite_of(*c).empty())
-      for (const ir::Expr& a : c->args) ++composite_readers[a.get()];
-  Splitter sp(target.vector_lanes(), [&](const ir::CallNode& c) { return composite_readers.count(&c) > 0; });
+  Splitter sp(target.vector_lanes());
   std::unordered_map<const ir::ExprNode*, Held> held;
   std::vector<ir::Expr> params;
   for (const ir::Expr& p : fn.params) {

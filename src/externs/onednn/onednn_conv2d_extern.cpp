@@ -112,26 +112,6 @@ struct Conv {
   }
 };
 
-// Activations are NCHW (rank 4) or channel-blocked [N, C/B, H, W, B] (rank 5, B = 4, 8 or 16:
-// oneDNN's nChw<B>c, what its convolutions prefer), as a target hook keeps them between its
-// convolutions.
-memory::dims logical_dims(const sy_extern_site& s, int buffer) {
-  memory::dims d = dims_of(s, buffer);
-  if (d.size() == 5) return {d[0], d[1] * d[4], d[2], d[3]};
-  return d;
-}
-
-memory::desc activation_desc(const sy_extern_site& s, int buffer) {
-  const memory::dims d = logical_dims(s, buffer);
-  if (s.ranks[buffer] == 4) return memory::desc(d, memory::data_type::f32, tag::nchw);
-  switch (s.shapes[buffer][4]) {
-    case 16: return memory::desc(d, memory::data_type::f32, tag::nChw16c);
-    case 8: return memory::desc(d, memory::data_type::f32, tag::nChw8c);
-    case 4: return memory::desc(d, memory::data_type::f32, tag::nChw4c);
-    default: throw std::runtime_error("conv2d: a channel block of " + std::to_string(s.shapes[buffer][4]) + " (4, 8 or 16)");
-  }
-}
-
 void* conv_init(const sy_extern_site* s, char* err, size_t err_size) {
   return init_or_explain(err, err_size, [&]() -> void* {
     if (s->num_attrs < kNumAttrs || s->attrs[kNumPosts] < 0 || s->attrs[kNumPosts] > 16 ||
@@ -170,8 +150,12 @@ void* conv_init(const sy_extern_site* s, char* err, size_t err_size) {
       w = {G, O / G, C / G, KH, KW};
       wtag = tag::goihw;
     }
-    c->src_user = activation_desc(*s, 0);
-    c->dst_user = activation_desc(*s, out);
+    try {
+      c->src_user = activation_desc(*s, 0);
+      c->dst_user = activation_desc(*s, out);
+    } catch (const std::runtime_error& e) {
+      throw std::runtime_error(std::string("conv2d: ") + e.what());
+    }
     if (c->blocked && (s->ranks[0] == 5 || s->ranks[out] == 5))
       throw std::runtime_error("conv2d: the blocked variant takes NCHW data");
     c->wei_user = memory::desc(w, memory::data_type::f32, wtag);

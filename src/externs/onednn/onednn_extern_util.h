@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,27 @@ namespace sy::externs::onednn {
 
 inline dnnl::memory::dims dims_of(const sy_extern_site& s, int buffer) {
   return dnnl::memory::dims(s.shapes[buffer], s.shapes[buffer] + s.ranks[buffer]);
+}
+
+// Activations are NCHW (rank 4) or channel-blocked [N, C/B, H, W, B] (rank 5, B = 4, 8 or 16:
+// oneDNN's nChw<B>c, what its convolutions and poolings prefer), as a target hook keeps them
+// between its primitives.
+inline dnnl::memory::dims logical_dims(const sy_extern_site& s, int buffer) {
+  dnnl::memory::dims d = dims_of(s, buffer);
+  if (d.size() == 5) return {d[0], d[1] * d[4], d[2], d[3]};
+  return d;
+}
+
+inline dnnl::memory::desc activation_desc(const sy_extern_site& s, int buffer) {
+  using tag = dnnl::memory::format_tag;
+  const dnnl::memory::dims d = logical_dims(s, buffer);
+  if (s.ranks[buffer] == 4) return dnnl::memory::desc(d, dnnl::memory::data_type::f32, tag::nchw);
+  switch (s.shapes[buffer][4]) {
+    case 16: return dnnl::memory::desc(d, dnnl::memory::data_type::f32, tag::nChw16c);
+    case 8: return dnnl::memory::desc(d, dnnl::memory::data_type::f32, tag::nChw8c);
+    case 4: return dnnl::memory::desc(d, dnnl::memory::data_type::f32, tag::nChw4c);
+    default: throw std::runtime_error("a channel block of " + std::to_string(s.shapes[buffer][4]) + " (4, 8 or 16)");
+  }
 }
 
 // Never destroyed: states freed during static destruction must not outlive it.

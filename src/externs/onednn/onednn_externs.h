@@ -16,6 +16,7 @@ void register_onednn_externs();
 namespace sy::externs::onednn {
 void register_conv2d();
 void register_matmul();
+void register_pool2d();
 
 // A post-op of conv2d_stage, in the order they apply: relu; clip to [lo, hi]; add a tensor of the
 // result's shape and layout (the next of conv2d_stage's `added`); Sum, the first post-op only:
@@ -33,6 +34,13 @@ struct ConvPost {
 // `bias` null or [O]; `added` the add post-ops' tensors, in the result's layout.
 te::Tensor conv2d_stage(const std::string& name, const ir::CallNode& conv, const te::Tensor& x, const te::Tensor& w,
                         const te::Tensor* bias, const std::vector<ConvPost>& posts, const std::vector<te::Tensor>& added,
+                        const Shape& out);
+
+// The call of sy_onednn_pool2d: max pooling (kernel, strides, padding top, left, bottom, right;
+// every window holds an input element) or global average pooling (`global`), x and the result
+// NCHW or channel-blocked in the same layout.
+te::Tensor pool2d_stage(const std::string& name, bool global, const std::vector<int64_t>& kernel,
+                        const std::vector<int64_t>& strides, const std::vector<int64_t>& padding, const te::Tensor& x,
                         const Shape& out);
 
 // The call of sy_onednn_matmul, plus a bias of N values when non-null: a [.., K] x W [N, K]^T

@@ -49,6 +49,7 @@ void* run_buffer(int slot, size_t bytes) {
 void register_onednn_externs() {
   onednn::register_conv2d();
   onednn::register_matmul();
+  onednn::register_pool2d();
 }
 
 }  // namespace sy::externs

@@ -144,6 +144,28 @@ TEST(OnednnHook, AResidualIsAccumulatedInPlace) {
   expect_matches_reference(c, m, {rnd({1, 32, 8, 8}, 300)}, "two bottlenecks");
 }
 
+// A ResNet stem: conv 7x7/2, relu, max pool 3x3/2 (padded), a 1x1 conv, global average pooling.
+// The poolings run in oneDNN on the blocked layout (no reorder around them); every kernel is the
+// hook's; values at 1 and 2 threads, for AVX-512's block and AVX2's.
+TEST(OnednnHook, PoolingsKeepTheBlockedLayout) {
+  ir::Expr x = ir::var("x", ir::tensor_type({1, 3, 37, 37}, DType::f32));
+  ops::Pool2dAttrs mp;
+  mp.kernel = {3, 3};
+  mp.strides = {2, 2};
+  mp.padding = {1, 1, 1, 1};
+  ir::Expr stem = relu(ir::call(OpCode::Conv2d, {x, ir::constant(rnd({32, 3, 7, 7}, 110)), ir::constant(rnd({32}, 111))},
+                                conv_attrs(2, 3)));
+  ir::Expr pooled = ir::call(OpCode::MaxPool2d, {stem}, std::make_shared<const ops::Pool2dAttrs>(mp));
+  ir::Expr y = ir::call(OpCode::GlobalAvgPool2d, {relu(conv(pooled, 48, 32, 1, 1, 112))});
+  ir::Module m = module_of({x}, y);
+  for (const char* t : {"cpu", "cpu -isa=avx2"}) {
+    api::Compilation c = compile_with_hook(m, t);
+    EXPECT_EQ(hooked_kernels(c), static_cast<int>(c.native->executable->plan().kernels.size())) << t << ": every kernel the hook's";
+    EXPECT_NE(c.native->generated_c.find("sy_onednn_pool2d"), std::string::npos) << t;
+    expect_matches_reference(c, m, {rnd({1, 3, 37, 37}, 113)}, std::string("stem and pools, ") + t);
+  }
+}
+
 TEST(OnednnHook, ChannelsTheBlockDoesNotDivideStayPlain) {
   // A stem (3 channels in), 24 channels (not a multiple of 16), a strided 3x3 and clip (ReLU6).
   ir::Expr x = ir::var("x", ir::tensor_type({2, 3, 17, 17}, DType::f32));
@@ -214,15 +236,15 @@ TEST(OnednnHook, DeclinesWhatItCannotRunWithAReason) {
   for (const partition::NodeDecision& d : c.partition.report.decisions)
     for (const auto& [backend, why] : d.rejections) reasons += backend + ": " + why + "\n";
   EXPECT_NE(reasons.find("onednn_hook"), std::string::npos) << reasons;
-  EXPECT_EQ(hooked_kernels(c), 2) << "the conv alone (its result NCHW: it leaves the region), its input reordered";
+  EXPECT_EQ(hooked_kernels(c), 3) << "the conv alone, and its layout changes";
   expect_matches_reference(c, m, {rnd({1, 16, 8, 8}, 64)}, "conv with a broadcast add");
 }
 
 TEST(OnednnHook, IrAfterTheHook) {
   // conv+bias+relu then conv+bias+add(the first's result)+relu over 16 channels, as one kernel:
-  // the input reordered to the blocked layout, the first call on blocked buffers; the second
-  // writes the kernel's result NCHW, so its residual (post-op 2: kind 3, buffer 3) is reordered
-  // to NCHW first, in a parallel loop over rows of the block (its channels innermost).
+  // the input reordered to the blocked layout once, both calls on blocked buffers (the add's
+  // operand too, as post-op 2: kind 3, buffer 3), the result reordered to NCHW in a parallel loop
+  // over rows of the block (its channels innermost).
   ir::Expr x = ir::var("x", ir::tensor_type({1, 16, 4, 4}, DType::f32));
   ir::Expr a = relu(conv(x, 16, 16, 1, 1, 70));
   ir::Expr y = relu(ir::call(OpCode::Add, {conv(a, 16, 16, 1, 1, 72), a}));
@@ -234,10 +256,10 @@ TEST(OnednnHook, IrAfterTheHook) {
   const backends::LoweringHook* hook = po.backends[0]->lowering_hook();
   ASSERT_NE(hook, nullptr);
   tir::PrimFunc f = hook->lower(*call->callee->as<ir::FunctionNode>(), "k0_onednn_hook", target::parse("cpu -isa=avx512"));
-  EXPECT_EQ(tir::print_func(f), R"(func k0_onednn_hook(p0: float32[1, 16, 4, 4], p1: float32[16, 16, 1, 1], p2: float32[16], p3: float32[16, 16, 1, 1], p4: float32[16], conv1: float32[1, 16, 4, 4]) {
+  EXPECT_EQ(tir::print_func(f), R"(func k0_onednn_hook(p0: float32[1, 16, 4, 4], p1: float32[16, 16, 1, 1], p2: float32[16], p3: float32[16, 16, 1, 1], p4: float32[16], to_nchw1: float32[1, 16, 4, 4]) {
   allocate to_blocked0: float32[1, 1, 4, 4, 16] {
     allocate conv0: float32[1, 1, 4, 4, 16] {
-      allocate to_nchw1: float32[1, 16, 4, 4] {
+      allocate conv1: float32[1, 1, 4, 4, 16] {
         for k in [0, 4) {
           for l in [0, 4) {
             for m in [0, 16) {
@@ -246,14 +268,14 @@ TEST(OnednnHook, IrAfterTheHook) {
           }
         }
         call stateful sy_onednn_conv2d(to_blocked0, p1, p2, conv0, 1, 1, 0, 0, 0, 0, 1, 1, 1, 0, 0, 1, 1, 1, 0, 0)
+        call stateful sy_onednn_conv2d(conv0, p3, p4, conv0, conv1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 0, 0, 1, 2, 3, 3, 0, 1, 0, 0)
         parallel for i.j.outer.fused.k.fused in [0, 4) {
           for l_1 in [0, 4) {
             for j.inner in [0, 16) {
-              to_nchw1[0, j.inner, i.j.outer.fused.k.fused, l_1] = conv0[0, 0, i.j.outer.fused.k.fused, l_1, j.inner]
+              to_nchw1[0, j.inner, i.j.outer.fused.k.fused, l_1] = conv1[0, 0, i.j.outer.fused.k.fused, l_1, j.inner]
             }
           }
         }
-        call stateful sy_onednn_conv2d(conv0, p3, p4, to_nchw1, conv1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 0, 0, 1, 2, 3, 3, 0, 1, 0, 0)
       }
     }
   }
