@@ -3,7 +3,6 @@
 // hook turns each region into a loop-IR kernel whose GEMMs are calls of sy_libxsmm_gemm (a
 // stateful extern: libxsmm's JIT kernels dispatched once at load, the weight packed once), so
 // the region is memory-planned with the native kernels and lands in the same library.
-#include <cmath>
 #include <memory>
 #include <unordered_map>
 #include <unordered_set>
@@ -13,6 +12,7 @@
 #include "ir/visitor.h"
 #include "ops/attrs.h"
 #include "ops/op.h"
+#include "pattern/idioms.h"
 #include "support/error.h"
 #include "support/numbered.h"
 #include "te/lower.h"
@@ -92,13 +92,6 @@ std::string check_gemm(const Match& m) {
   return "";
 }
 
-bool scalar(const ir::Expr& e, float* v) {
-  auto* k = e->as<ir::ConstantNode>();
-  if (!k || k->value.numel() != 1 || k->value.dtype() != DType::f32) return false;
-  *v = k->value.data<float>()[0];
-  return true;
-}
-
 bool is_gemm_composite(const ir::Expr& e, bool without_activation) {
   auto* c = e->as<ir::CallNode>();
   auto* f = c && c->callee ? c->callee->as<ir::FunctionNode>() : nullptr;
@@ -107,45 +100,13 @@ bool is_gemm_composite(const ir::Expr& e, bool without_activation) {
   return !without_activation || name->second.find("_act") == std::string::npos;
 }
 
-// GELU as ONNX exports of PyTorch spell it, x * (erf(x / sqrt 2) + 1) * 0.5, in its operand orders.
-Pattern gelu_erf_pattern() {
-  Pattern x = wildcard();
-  Pattern e = op(OpCode::Erf, {op(OpCode::Div, {x, constant()})});
-  Pattern inner = alt({op(OpCode::Add, {e, constant()}), op(OpCode::Add, {constant(), e})});
-  Pattern m1 = alt({op(OpCode::Mul, {x, inner}), op(OpCode::Mul, {inner, x})});
-  Pattern half_x = alt({op(OpCode::Mul, {x, constant()}), op(OpCode::Mul, {constant(), x})});
-  return alt({op(OpCode::Mul, {m1, constant()}), op(OpCode::Mul, {constant(), m1}), op(OpCode::Mul, {half_x, inner}),
-              op(OpCode::Mul, {inner, half_x})});
-}
-
-// The chain's constants, one value throughout, and that value a GEMM composite's without an
-// activation (the GEMM rules run first): the hook fuses the GELU into that GEMM's epilogue.
+// The chain's constants GELU's (pattern::check_erf_gelu), and its input a GEMM composite's
+// without an activation (the GEMM rules run first): the hook fuses the GELU into that GEMM's
+// epilogue.
 std::string check_gelu_erf(const Match& m) {
-  const ir::CallNode* div = nullptr;
-  for (const ir::Expr& n : m.nodes)
-    if (auto* d = as_op(n, OpCode::Div)) div = d;
-  if (!div) return "libxsmm gelu: no division";
-  const ir::Expr& x = div->args[0];
-  float v;
-  if (!scalar(div->args[1], &v) || std::abs(v - 1.41421356f) > 1e-5f) return "libxsmm gelu: the divisor is not sqrt(2)";
-  int halves = 0;
-  for (const ir::Expr& n : m.nodes) {
-    auto* c = n->as<ir::CallNode>();
-    if (!c || !c->is_op() || (c->op != OpCode::Add && c->op != OpCode::Mul)) continue;
-    for (const ir::Expr& a : c->args) {
-      if (a->kind != ir::ExprKind::Constant) {  // x, or a step of the chain
-        if (a != x && !as_op(a, OpCode::Add) && !as_op(a, OpCode::Mul) && !as_op(a, OpCode::Erf))
-          return "libxsmm gelu: reads a value other than the erf's input";
-        continue;
-      }
-      if (!scalar(a, &v)) return "libxsmm gelu: a constant that is not a scalar";
-      if (c->op == OpCode::Add && v != 1.0f) return "libxsmm gelu: erf(..) + c with c != 1";
-      if (c->op == OpCode::Mul && v != 0.5f) return "libxsmm gelu: a factor other than 0.5";
-      halves += c->op == OpCode::Mul;
-    }
-  }
-  if (halves != 1) return "libxsmm gelu: not one factor of 0.5";
-  if (ir::dtype_of(x) != DType::f32) return "libxsmm gelu: float32 only";
+  ir::Expr x;
+  const std::string why = check_erf_gelu(m, &x);
+  if (!why.empty()) return "libxsmm gelu: " + why;
   if (!is_gemm_composite(x, true)) return "libxsmm gelu: only as the epilogue of one of its GEMMs";
   return "";
 }
@@ -159,7 +120,7 @@ std::vector<CompositeRule> gemm_rules() {
           {"libxsmm.gemm_bias", biased, check_gemm},
           {"libxsmm.gemm_act", act(core), check_gemm},
           {"libxsmm.gemm", core, check_gemm},
-          {"libxsmm.gelu_erf", gelu_erf_pattern(), check_gelu_erf}};
+          {"libxsmm.gelu_erf", erf_gelu(), check_gelu_erf}};
 }
 
 bool is_gelu(const ir::CallNode& c) {

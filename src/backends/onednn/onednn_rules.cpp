@@ -9,6 +9,7 @@
 
 #include "ops/attrs.h"
 #include "ops/op.h"
+#include "pattern/idioms.h"
 
 namespace sy::backends::onednn {
 
@@ -96,17 +97,6 @@ const ir::CallNode* only_op(const Match& m, OpCode op, std::string* err) {
 }
 
 bool near(float v, double want) { return std::abs(v - want) <= 1e-3 * std::abs(want); }
-
-// GELU written with erf, as exporters emit it: x * (erf(x / sqrt2) + 1) * 0.5 (operand orders vary).
-Pattern gelu_erf_pattern() {
-  Pattern x = wildcard();
-  Pattern e = op(OpCode::Erf, {op(OpCode::Div, {x, constant()})});
-  Pattern inner = alt({op(OpCode::Add, {e, constant()}), op(OpCode::Add, {constant(), e})});
-  Pattern m1 = alt({op(OpCode::Mul, {x, inner}), op(OpCode::Mul, {inner, x})});
-  Pattern half_x = alt({op(OpCode::Mul, {x, constant()}), op(OpCode::Mul, {constant(), x})});
-  return alt({op(OpCode::Mul, {m1, constant()}), op(OpCode::Mul, {constant(), m1}), op(OpCode::Mul, {half_x, inner}),
-              op(OpCode::Mul, {inner, half_x})});
-}
 
 std::string check_gelu_erf(const Match& m) {
   std::string err;
@@ -206,7 +196,7 @@ std::vector<CompositeRule> make_composite_rules() {
   // Written-out forms oneDNN computes with one primitive (first: their interior adds/muls must
   // not be claimed as post-ops of something else).
   rules.push_back({"onednn.layer_norm", layer_norm_pattern(), check_layer_norm});
-  rules.push_back({"onednn.gelu_erf", gelu_erf_pattern(), check_gelu_erf});
+  rules.push_back({"onednn.gelu_erf", erf_gelu(), check_gelu_erf});  // GELU as exporters spell it
   // conv2d(x, w[, b]) [+ residual or per-channel constant] [activation]
   Pattern conv = alt({op(OpCode::Conv2d, {wildcard(), constant(), constant()}),
                       op(OpCode::Conv2d, {wildcard(), constant()})});
