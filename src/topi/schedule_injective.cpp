@@ -45,6 +45,10 @@ void schedule_output(te::Stage& st, const GroupSchedule& g) {
       if (n >= 64 * g.vector_lanes) st.parallel(outer);
       return;
     }
+    // A read walks memory along the innermost reduce axis (a row's sum): that axis is a SIMD
+    // reduction, lanes of partial sums, instead of one serial chain of dependent adds (a double
+    // add's latency per element: 0.13 ms for the 128x768 rows of a layer norm).
+    if (reduce_inner && raxes.back().extent >= g.vector_lanes) st.vectorize(st.reduce_axis(raxes.size() - 1));
     if (n >= 64) st.parallel(fused);
     return;
   }
