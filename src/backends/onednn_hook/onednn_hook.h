@@ -28,6 +28,18 @@ const ir::CallNode* as_op(const ir::Expr& e, ops::OpCode op);
 
 std::vector<CompositeRule> rules();
 
+// Whether a convolution reads its data (src) and writes its result (dst) channel-blocked by B
+// (else NCHW): blocked where the channels allow, unless oneDNN has only its reference loop for
+// that pair on this machine (a blocked data and an NCHW result, or the reverse); then both blocked
+// if the channels allow, else both NCHW. The split and the lowering both ask it, so they agree.
+struct ConvLayouts {
+  bool src = false, dst = false;
+};
+ConvLayouts conv_layouts(const ir::CallNode& conv, int64_t B);
+// Whether oneDNN runs the convolution with a kernel of its own (not its reference loop) in the
+// layouts conv_layouts chooses; the rules decline it otherwise.
+bool conv_has_kernel(const ir::CallNode& conv, int64_t B);
+
 // The region as one kernel per composite and per layout change at its edges
 // (backends::LoweringHook::split); nullopt for a region that holds something else.
 std::optional<ir::Expr> split_region(const ir::FunctionNode& fn, const target::Target& target);

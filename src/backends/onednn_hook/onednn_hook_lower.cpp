@@ -74,11 +74,10 @@ class Lowering {
   // `in_place`: the piece's result may be planned in its residual's storage (sum post-op).
   Value conv(const Chain& ch, const std::unordered_map<const ir::ExprNode*, Value>& in, int site, bool in_place) {
     const ir::CallNode& c = *ch.anchor;
-    const Shape& x = ir::shape_of(c.args[0]);
     const Shape& y = ir::as_tensor(c.type).shape;
     const Value& xv = in.at(c.args[0].get());
-    const bool src_blocked = xv.blocked || blockable(x[1]);
-    const bool dst_blocked = blockable(y[1]);
+    const ConvLayouts cl = conv_layouts(c, block_);
+    const bool src_blocked = cl.src, dst_blocked = cl.dst;
     const te::Tensor src = src_blocked ? blocked(xv) : plain(xv);
     const te::Tensor w = in.at(c.args[1].get()).t;
     const te::Tensor* bias = c.args.size() > 2 ? &in.at(c.args[2].get()).t : nullptr;

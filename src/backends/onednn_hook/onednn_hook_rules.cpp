@@ -2,6 +2,7 @@
 // clip (oneDNN's post-ops), and dense / matmul with a bias and relu or GELU. Each rule's check
 // says why a match is refused (--explain shows it).
 #include "backends/onednn_hook/onednn_hook.h"
+#include "target/host.h"
 
 #include <algorithm>
 
@@ -75,6 +76,8 @@ std::string check_conv(const Match& m) {
     return "onednn_hook conv2d: the add's other operand " + shape_str(ir::shape_of(ch.other)) +
            " is not of the result's shape (oneDNN's sum post-op does not broadcast here)";
   if (ch.act && ch.act->op == OpCode::Gelu) return "onednn_hook conv2d: GELU is not one of its post-ops";
+  if (!conv_has_kernel(*ch.anchor, target::host().vector_lanes()))
+    return "onednn_hook conv2d: oneDNN has only its reference loop for it, in NCHW and blocked layouts";
   return "";
 }
 

@@ -310,6 +310,28 @@ std::optional<std::vector<te::Tensor>> conv_group(const ir::FunctionNode& fn, co
 
 }  // namespace
 
+std::string conv2d_implementation(const ir::CallNode& conv, int64_t src_block, int64_t dst_block) {
+  const auto& a = conv.attrs_as<ops::Conv2dAttrs>();
+  const Shape& x = ir::shape_of(conv.args[0]);
+  const Shape& w = ir::shape_of(conv.args[1]);
+  const Shape& y = ir::as_tensor(conv.type).shape;
+  const int64_t G = a.groups;
+  memory::dims wd = {w[0], w[1], w[2], w[3]};
+  if (G > 1) wd = {G, w[0] / G, w[1], w[2], w[3]};
+  try {
+    const memory::desc src = activation_desc(memory::dims(x.begin(), x.end()), src_block);
+    const memory::desc dst = activation_desc(memory::dims(y.begin(), y.end()), dst_block);
+    const memory::desc wei(wd, memory::data_type::f32, tag::any);
+    dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src, wei,
+                                      dst, {a.strides[0], a.strides[1]}, {a.dilation[0] - 1, a.dilation[1] - 1},
+                                      {a.padding[0], a.padding[1]}, {a.padding[2], a.padding[3]});
+    dnnl::convolution_forward::primitive_desc pd(d, cpu_engine());
+    return pd.impl_info_str();
+  } catch (const std::exception&) {  // dnnl::error, or a block oneDNN has no tag for
+    return "";
+  }
+}
+
 te::Tensor conv2d_stage(const std::string& name, const ir::CallNode& conv, const te::Tensor& x, const te::Tensor& w,
                         const te::Tensor* bias, const std::vector<ConvPost>& posts, const std::vector<te::Tensor>& added,
                         const Shape& out) {

@@ -34,16 +34,20 @@ inline dnnl::memory::dims logical_dims(const sy_extern_site& s, int buffer) {
   return d;
 }
 
-inline dnnl::memory::desc activation_desc(const sy_extern_site& s, int buffer) {
+// NCHW dims `d` as NCHW (block 0) or channel-blocked by `block`.
+inline dnnl::memory::desc activation_desc(const dnnl::memory::dims& d, int64_t block) {
   using tag = dnnl::memory::format_tag;
-  const dnnl::memory::dims d = logical_dims(s, buffer);
-  if (s.ranks[buffer] == 4) return dnnl::memory::desc(d, dnnl::memory::data_type::f32, tag::nchw);
-  switch (s.shapes[buffer][4]) {
+  if (block == 0) return dnnl::memory::desc(d, dnnl::memory::data_type::f32, tag::nchw);
+  switch (block) {
     case 16: return dnnl::memory::desc(d, dnnl::memory::data_type::f32, tag::nChw16c);
     case 8: return dnnl::memory::desc(d, dnnl::memory::data_type::f32, tag::nChw8c);
     case 4: return dnnl::memory::desc(d, dnnl::memory::data_type::f32, tag::nChw4c);
-    default: throw std::runtime_error("a channel block of " + std::to_string(s.shapes[buffer][4]) + " (4, 8 or 16)");
+    default: throw std::runtime_error("a channel block of " + std::to_string(block) + " (4, 8 or 16)");
   }
+}
+
+inline dnnl::memory::desc activation_desc(const sy_extern_site& s, int buffer) {
+  return activation_desc(logical_dims(s, buffer), s.ranks[buffer] == 4 ? 0 : s.shapes[buffer][4]);
 }
 
 // Never destroyed: states freed during static destruction must not outlive it.

@@ -36,6 +36,13 @@ te::Tensor conv2d_stage(const std::string& name, const ir::CallNode& conv, const
                         const te::Tensor* bias, const std::vector<ConvPost>& posts, const std::vector<te::Tensor>& added,
                         const Shape& out);
 
+// The implementation oneDNN makes for `conv` (no post-ops) on this machine, its impl_info_str
+// ("brgconv_1x1:avx512_core"; "ref:any" is its reference loop, 10-1000x slower), with the data and
+// the result NCHW (block 0) or channel-blocked by `src_block` / `dst_block`; "" when it makes none.
+// A hook chooses layouts with it: oneDNN 2.6 has only its reference loop for a blocked data and an
+// NCHW result or the reverse (EfficientNet's 24-channel projections: 220 ms per call).
+std::string conv2d_implementation(const ir::CallNode& conv, int64_t src_block, int64_t dst_block);
+
 // The call of sy_onednn_pool2d: max pooling (kernel, strides, padding top, left, bottom, right;
 // every window holds an input element) or global average pooling (`global`), x and the result
 // NCHW or channel-blocked in the same layout.
