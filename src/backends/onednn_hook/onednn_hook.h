@@ -16,7 +16,7 @@ struct Chain {
   const ir::CallNode* anchor = nullptr;  // conv2d, dense or matmul
   const ir::CallNode* add = nullptr;
   ir::Expr other;                        // the add's operand that is not the anchor
-  const ir::CallNode* act = nullptr;     // relu, clip or gelu
+  const ir::CallNode* act = nullptr;     // relu, clip, gelu or SiLU's multiply
 };
 Chain chain_of(const ir::Expr& root);
 // The name of the composite a call calls ("" for anything else).
@@ -25,6 +25,8 @@ std::string composite_of(const ir::CallNode& c);
 // are its constants).
 size_t gelu_input(const ir::CallNode& gelu);
 const ir::CallNode* as_op(const ir::Expr& e, ops::OpCode op);
+// x when e is x * sigmoid(x) (SiLU, either order, the same node x), else null.
+const ir::Expr* silu_operand(const ir::Expr& e);
 
 std::vector<CompositeRule> rules();
 

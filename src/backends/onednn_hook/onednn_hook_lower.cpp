@@ -89,6 +89,7 @@ class Lowering {
       posts.push_back({in_place ? dnnl_ext::ConvPost::Sum : dnnl_ext::ConvPost::Add});
     }
     if (ch.act && ch.act->op == OpCode::Relu) posts.push_back({dnnl_ext::ConvPost::Relu});
+    if (ch.act && ch.act->op == OpCode::Mul) posts.push_back({dnnl_ext::ConvPost::Silu});  // x * sigmoid(x)
     if (ch.act && ch.act->op == OpCode::Clip) {
       const auto& a = ch.act->attrs_as<ops::ClipAttrs>();
       posts.push_back({dnnl_ext::ConvPost::Clip, a.min, a.max});

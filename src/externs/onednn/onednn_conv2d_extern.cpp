@@ -37,7 +37,7 @@ using tag = memory::format_tag;
 // added, which the result's buffer holds before the primitive accumulates onto it: copied there
 // unless it already is, i.e. planned in place).
 enum Attr { kSh, kSw, kPt, kPl, kPb, kPr, kDh, kDw, kGroups, kBlock, kBlocked, kHasBias, kNumPosts, kNumAttrs };
-enum PostKind : int64_t { kPostRelu = 1, kPostClip = 2, kPostAdd = 3, kPostSum = 4 };
+enum PostKind : int64_t { kPostRelu = 1, kPostClip = 2, kPostAdd = 3, kPostSum = 4, kPostSilu = 5 };
 struct Post {
   int64_t kind = 0, a = 0, b = 0;
 };
@@ -90,6 +90,7 @@ struct Conv {
       if (p.kind == kPostClip) po.append_eltwise(1.f, dnnl::algorithm::eltwise_clip, bits_float(p.a), bits_float(p.b));
       if (p.kind == kPostAdd) po.append_binary(dnnl::algorithm::binary_add, dst_user);
       if (p.kind == kPostSum) po.append_sum(1.f);
+      if (p.kind == kPostSilu) po.append_eltwise(1.f, dnnl::algorithm::eltwise_swish, 1.f, 0.f);  // x * sigmoid(1 * x)
     }
     attr.set_post_ops(po);
     dnnl::convolution_forward::primitive_desc pd(d, attr, cpu_engine());
@@ -134,7 +135,7 @@ void* conv_init(const sy_extern_site* s, char* err, size_t err_size) {
     for (int64_t i = 0; i < a[kNumPosts]; ++i) {
       Post p{a[kNumAttrs + 3 * i], a[kNumAttrs + 3 * i + 1], a[kNumAttrs + 3 * i + 2]};
       const bool adds_buffer = p.kind == kPostAdd || p.kind == kPostSum;
-      if (p.kind < kPostRelu || p.kind > kPostSum ||
+      if (p.kind < kPostRelu || p.kind > kPostSilu ||
           (adds_buffer && (c->blocked || p.a < 2 + (c->has_bias ? 1 : 0) || p.a >= out)) || (p.kind == kPostSum && i != 0))
         throw std::runtime_error("conv2d: a malformed post-op");
       if (adds_buffer && dims_of(*s, static_cast<int>(p.a)) != dims_of(*s, out))
@@ -354,6 +355,8 @@ te::Tensor conv2d_stage(const std::string& name, const ir::CallNode& conv, const
       in.push_back(added[next++]);
     } else if (p.kind == ConvPost::Clip) {
       attrs.insert(attrs.end(), {kPostClip, float_bits(p.lo), float_bits(p.hi)});
+    } else if (p.kind == ConvPost::Silu) {
+      attrs.insert(attrs.end(), {kPostSilu, 0, 0});
     } else {
       attrs.insert(attrs.end(), {kPostRelu, 0, 0});
     }

@@ -18,12 +18,13 @@ void register_conv2d();
 void register_matmul();
 void register_pool2d();
 
-// A post-op of conv2d_stage, in the order they apply: relu; clip to [lo, hi]; add a tensor of the
+// A post-op of conv2d_stage, in the order they apply: relu; clip to [lo, hi]; SiLU x * sigmoid(x)
+// (oneDNN's swish); add a tensor of the
 // result's shape and layout (the next of conv2d_stage's `added`); Sum, the first post-op only:
 // the same, the primitive accumulating onto the result's buffer, which the added tensor's may be
 // (an output planned in place of that input: native::kInPlaceAttr), else it is copied there first.
 struct ConvPost {
-  enum Kind { Relu = 1, Clip = 2, Add = 3, Sum = 4 } kind = Relu;
+  enum Kind { Relu = 1, Clip = 2, Add = 3, Sum = 4, Silu = 5 } kind = Relu;
   double lo = 0, hi = 0;
 };
 
