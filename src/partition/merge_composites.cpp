@@ -1,5 +1,6 @@
 // Pass: merge composites. Earlier backends (priority order) and earlier rules claim nodes first;
-// a node claimed by a composite is no longer visible to later patterns.
+// a node claimed by a composite is no longer visible to later patterns, and a node an earlier
+// backend supports alone is not for a later backend's composite.
 #include "partition/merge_composites.h"
 
 #include "ops/op.h"
@@ -21,6 +22,24 @@ std::string override_conflict(const pattern::Match& m, const std::string& backen
   return "";
 }
 
+// The priority order holds across both kinds of claim: a later backend's composite may not take
+// an op an earlier backend supports alone. Op-level claims are decided after every composite is
+// merged, so without this the oneDNN hook's pooling composite took EfficientNet-B0's pools from
+// the oneDNN backend listed before it and cut its one region into 35 (9.8 ms instead of 6.9).
+std::string earlier_claim(const pattern::Match& m, const backends::Backend* backend, const PartitionOptions& opts) {
+  for (const ir::Expr& n : m.nodes) {
+    auto* c = n->as<ir::CallNode>();
+    if (!c || !c->is_op()) continue;
+    auto it = opts.prefer.find(ops::op_name(c->op));
+    if (it != opts.prefer.end()) continue;  // the user's placement: override_conflict's business
+    for (const backends::Backend* b : opts.backends) {
+      if (b == backend) break;
+      if (b->supports_op(*c).ok) return ops::op_name(c->op) + " goes to " + b->name() + ", earlier in the priority order";
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
 ir::Module merge_composites(const ir::Module& m, const PartitionOptions& opts) {
@@ -32,6 +51,7 @@ ir::Module merge_composites(const ir::Module& m, const PartitionOptions& opts) {
     for (const backends::CompositeRule& rule : b->composite_rules()) {
       auto accept = [&](const pattern::Match& match) -> std::string {
         std::string why = override_conflict(match, name, opts);
+        if (why.empty()) why = earlier_claim(match, b, opts);
         if (!why.empty()) return why;
         return rule.check ? rule.check(match) : "";
       };

@@ -130,6 +130,29 @@ TEST(PartitionGolden, UserOverrideMovesOneOpToAnotherBackend) {
   check_same_outputs("two_backends", r, {&b.alpha, &b.beta});
 }
 
+// A later backend's composite does not take an op an earlier backend supports alone (op-level
+// claims are decided after composites): the priority order decides, as for single ops. The
+// oneDNN hook's pooling composite had taken EfficientNet's pools from the oneDNN backend before it.
+TEST(PartitionGolden, ALaterBackendsCompositeYieldsToAnEarlierBackendsOp) {
+  Backends b;
+  b.beta.rules.push_back({"beta.tanh_sub_relu",
+                          pattern::op(OpCode::Relu, {pattern::op(OpCode::Sub, {pattern::op(OpCode::Tanh, {pattern::wildcard()}),
+                                                                                pattern::wildcard()})}),
+                          nullptr});
+  ir::Module in = parse_file(golden_dir() / "two_backends.sy");
+  partition::PartitionResult r = partition::partition_module(in, partition::PartitionOptions{{&b.alpha, &b.beta}, {}, {}, ""});
+  ASSERT_EQ(r.report.decisions.size(), 4u);
+  EXPECT_EQ(r.report.decisions[3].node, "nn.relu");
+  EXPECT_EQ(r.report.decisions[3].backend, "alpha") << "alpha comes first and supports relu alone";
+  EXPECT_EQ(r.report.decisions[1].backend, "beta");
+  // Listed first, beta's composite takes its three ops.
+  partition::PartitionResult rb = partition::partition_module(in, partition::PartitionOptions{{&b.beta, &b.alpha}, {}, {}, ""});
+  bool composite = false;
+  for (const auto& d : rb.report.decisions) composite |= d.node == "composite beta.tanh_sub_relu" && d.backend == "beta";
+  EXPECT_TRUE(composite);
+  check_same_outputs("two_backends", r, {&b.alpha, &b.beta});
+}
+
 TEST(PartitionGolden, CompositesMultiOutputRegionsAndSmallRegionsLeftNative) {
   Backends b;
   partition::PartitionOptions opts{{&b.alpha, &b.beta}, {}, {}, ""};
