@@ -20,14 +20,17 @@ namespace sy::public_api {
 namespace {
 
 // The op a kernel is classed and described by: the strategy's anchor, or for a region a target
-// hook lowered (its ops are inside composites), its first GEMM-like op there.
+// hook lowered (its ops are inside composites), its first GEMM-like op there; also when the
+// anchor does no arithmetic (a hook's piece opens with the layout change of its input: classed
+// by that transpose, every oneDNN convolution of ResNet-50 was "other (transpose)").
 const ir::CallNode* profile_anchor(const ir::FunctionNode& fn) {
-  if (const ir::CallNode* a = strategy::anchor_of(fn)) return a;
+  const ir::CallNode* a = strategy::anchor_of(fn);
+  if (a && ops::op_flops(*a) > 0) return a;
   for (const ir::Expr& e : ir::post_order(fn.body, /*into_functions=*/true))
     if (auto* c = e->as<ir::CallNode>(); c && c->is_op() && ops::op_flops(*c) > 0 &&
                                           ops::op_def(c->op).kind == ops::OpKind::OutEWiseFusable)
       return c;
-  return nullptr;
+  return a;
 }
 
 // The class of a kernel by its anchor, as schedules differ: the conv paths (stem, pointwise,
