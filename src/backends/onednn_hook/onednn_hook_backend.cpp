@@ -32,7 +32,7 @@ class OnednnHookBackend : public Backend {
   }
   std::vector<CompositeRule> composite_rules() const override { return onednn_hook::rules(); }
   Verdict supports_op(const ir::CallNode& call) const override {
-    return Verdict::no("onednn_hook: takes only its conv and GEMM composites, not a lone " + ops::op_name(call.op));
+    return Verdict::no("onednn_hook: takes only its composites (conv, GEMM, pooling), not a lone " + ops::op_name(call.op));
   }
   Verdict worth_offloading(const RegionSummary& region) const override {
     return region.flops > 0 ? Verdict::yes() : Verdict::no("onednn_hook: no conv or GEMM in the region");
