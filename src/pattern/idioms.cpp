@@ -62,4 +62,19 @@ std::string check_erf_gelu(const Match& m, ir::Expr* x_out) {
   return "";
 }
 
+const ir::Expr* silu_operand(const ir::CallNode& c) {
+  if (!c.is_op() || c.op != ir::OpCode::Mul || c.args.size() != 2) return nullptr;
+  for (size_t k = 0; k < 2; ++k) {
+    const ir::CallNode* s = as_op(c.args[1 - k], ir::OpCode::Sigmoid);
+    if (s && s->args.size() == 1 && s->args[0].get() == c.args[k].get()) return &c.args[k];
+  }
+  return nullptr;
+}
+
+Pattern silu(const Pattern& x, const std::string& why) {
+  CallCheck same_x{[why](const ir::CallNode& c) { return silu_operand(c) ? "" : why; }, "x * sigmoid(x)"};
+  return alt({op(ir::OpCode::Mul, {x, op(ir::OpCode::Sigmoid, {x})}, same_x),
+              op(ir::OpCode::Mul, {op(ir::OpCode::Sigmoid, {x}), x}, same_x)});
+}
+
 }  // namespace sy::pattern

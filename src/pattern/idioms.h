@@ -14,4 +14,10 @@ Pattern erf_gelu();
 // one factor 0.5) and every step reads the one input x (then *x is set), else why not.
 std::string check_erf_gelu(const Match& m, ir::Expr* x);
 
+// SiLU (swish) as exporters spell it, x * sigmoid(x) or sigmoid(x) * x, over the pattern x; the
+// match is accepted only when both x are the same node, else refused with `why`.
+Pattern silu(const Pattern& x, const std::string& why);
+// x when the call is x * sigmoid(x) or sigmoid(x) * x of one node x, else nullptr.
+const ir::Expr* silu_operand(const ir::CallNode& call);
+
 }  // namespace sy::pattern

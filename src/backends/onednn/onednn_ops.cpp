@@ -169,17 +169,6 @@ bool is_binary_op(OpCode op) {
   }
 }
 
-const ir::Expr* silu_operand(const ir::CallNode& c) {
-  if (!c.is_op() || c.op != OpCode::Mul || c.args.size() != 2) return nullptr;
-  for (int k = 0; k < 2; ++k) {
-    auto* s = c.args[static_cast<size_t>(1 - k)]->as<ir::CallNode>();
-    if (s && s->is_op() && s->op == OpCode::Sigmoid && s->args.size() == 1 &&
-        s->args[0].get() == c.args[static_cast<size_t>(k)].get())
-      return &c.args[static_cast<size_t>(k)];
-  }
-  return nullptr;
-}
-
 bool is_activation_op(OpCode op) {
   switch (op) {
     case OpCode::Relu: case OpCode::LeakyRelu: case OpCode::Elu: case OpCode::Selu: case OpCode::Tanh:

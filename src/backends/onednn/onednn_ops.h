@@ -25,8 +25,6 @@ std::optional<std::vector<EltStep>> eltwise_steps(const ir::CallNode& call);
 
 // Binary ops oneDNN's binary primitive (and binary post-op) computes.
 bool is_binary_op(ops::OpCode op);
-// x when the call is x * sigmoid(x) or sigmoid(x) * x (SiLU, oneDNN's swish), else nullptr.
-const ir::Expr* silu_operand(const ir::CallNode& call);
 // Unary ops that make sense as a fused activation after conv/dense/matmul/batch-norm.
 bool is_activation_op(ops::OpCode op);
 

@@ -28,6 +28,7 @@
 #include "ir/visitor.h"
 #include "ops/attrs.h"
 #include "ops/op.h"
+#include "pattern/idioms.h"
 
 namespace sy::backends::onednn {
 
@@ -1093,7 +1094,7 @@ struct Plan::Impl {
         continue;
       }
       // x * sigmoid(x) (SiLU, EfficientNet's activation): one swish step, x*sigmoid(1*x).
-      if (const ir::Expr* x = silu_operand(*c)) {
+      if (const ir::Expr* x = pattern::silu_operand(*c)) {
         PostOp p;
         p.elts = {{EltAlg::Swish, 1.f, 0.f}};
         rev.push_back(p);

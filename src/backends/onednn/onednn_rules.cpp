@@ -29,10 +29,7 @@ Pattern activation(const Pattern& x) {
                                                         "onednn eltwise"})
                        : pattern::op(op, {x}));
   // SiLU, x * sigmoid(x), in either order: both x are the same node (checked), one swish post-op.
-  CallCheck same_x{[](const ir::CallNode& c) { return silu_operand(c) ? "" : "onednn silu: not x * sigmoid(x)"; },
-                   "x * sigmoid(x)"};
-  alts.insert(alts.begin(), {pattern::op(OpCode::Mul, {x, pattern::op(OpCode::Sigmoid, {x})}, same_x),
-                             pattern::op(OpCode::Mul, {pattern::op(OpCode::Sigmoid, {x}), x}, same_x)});
+  alts.insert(alts.begin(), pattern::silu(x, "onednn silu: not x * sigmoid(x)"));
   return alt(std::move(alts));
 }
 

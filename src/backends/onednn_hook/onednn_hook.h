@@ -25,8 +25,6 @@ std::string composite_of(const ir::CallNode& c);
 // are its constants).
 size_t gelu_input(const ir::CallNode& gelu);
 const ir::CallNode* as_op(const ir::Expr& e, ops::OpCode op);
-// x when e is x * sigmoid(x) (SiLU, either order, the same node x), else null.
-const ir::Expr* silu_operand(const ir::Expr& e);
 
 std::vector<CompositeRule> rules();
 

@@ -16,8 +16,9 @@ namespace {
 
 bool reference(const std::string& impl) { return impl.empty() || impl.rfind("ref", 0) == 0; }
 
-// Probing makes a primitive descriptor (a few ms for some): once per convolution's shape.
-bool runs_jit(const ir::CallNode& conv, bool src, bool dst, int64_t B) {
+// Whether oneDNN has a kernel (not its reference loop) for the pair of layouts. Probing makes a
+// primitive descriptor (a few ms for some): once per convolution's shape.
+bool has_kernel_for(const ir::CallNode& conv, bool src, bool dst, int64_t B) {
   static std::mutex mu;
   static std::map<std::tuple<std::vector<int64_t>, bool, bool, int64_t>, bool> known;
   const auto& a = conv.attrs_as<ops::Conv2dAttrs>();
@@ -42,14 +43,14 @@ ConvLayouts conv_layouts(const ir::CallNode& conv, int64_t B) {
   const ConvLayouts preferred{src_ok, dst_ok};
   for (ConvLayouts c : {preferred, ConvLayouts{true, true}, ConvLayouts{false, false}}) {
     if ((c.src && !src_ok) || (c.dst && !dst_ok)) continue;
-    if (runs_jit(conv, c.src, c.dst, B)) return c;
+    if (has_kernel_for(conv, c.src, c.dst, B)) return c;
   }
   return {false, false};  // oneDNN's reference loop whatever the layouts: the rules decline it
 }
 
 bool conv_has_kernel(const ir::CallNode& conv, int64_t B) {
   const ConvLayouts c = conv_layouts(conv, B);
-  return runs_jit(conv, c.src, c.dst, B);
+  return has_kernel_for(conv, c.src, c.dst, B);
 }
 
 }  // namespace sy::backends::onednn_hook

@@ -56,6 +56,13 @@ float bits_float(int64_t v) {
   return f;
 }
 
+// A convolution's weight [O, C/G, KH, KW] as oneDNN describes it: grouped convolutions
+// [G, O/G, C/G, KH, KW].
+memory::desc weight_desc(int64_t O, int64_t CperG, int64_t KH, int64_t KW, int64_t G, tag t) {
+  const memory::dims w = G > 1 ? memory::dims{G, O / G, CperG, KH, KW} : memory::dims{O, CperG, KH, KW};
+  return memory::desc(w, memory::data_type::f32, t);
+}
+
 // What one thread count needs.
 struct ConvPrims {
   dnnl::convolution_forward prim;
@@ -145,12 +152,6 @@ void* conv_init(const sy_extern_site* s, char* err, size_t err_size) {
     const memory::dims x = logical_dims(*s, 0), y = logical_dims(*s, out);
     const int64_t G = a[kGroups], O = y[1], C = x[1], KH = s->shapes[1][2], KW = s->shapes[1][3];
     if (G < 1 || C % G || O % G) throw std::runtime_error("conv2d: channels not divisible by the groups");
-    memory::dims w = {O, C / G, KH, KW};
-    tag wtag = tag::oihw;
-    if (G > 1) {
-      w = {G, O / G, C / G, KH, KW};
-      wtag = tag::goihw;
-    }
     try {
       c->src_user = activation_desc(*s, 0);
       c->dst_user = activation_desc(*s, out);
@@ -159,7 +160,7 @@ void* conv_init(const sy_extern_site* s, char* err, size_t err_size) {
     }
     if (c->blocked && (s->ranks[0] == 5 || s->ranks[out] == 5))
       throw std::runtime_error("conv2d: the blocked variant takes NCHW data");
-    c->wei_user = memory::desc(w, memory::data_type::f32, wtag);
+    c->wei_user = weight_desc(O, C / G, KH, KW, G, G > 1 ? tag::goihw : tag::oihw);
     if (c->has_bias) c->bias = memory::desc({O}, memory::data_type::f32, tag::a);
     c->strides = {a[kSh], a[kSw]};
     c->dil = {a[kDh] - 1, a[kDw] - 1};  // oneDNN counts the gaps, ONNX the step
@@ -316,13 +317,10 @@ std::string conv2d_implementation(const ir::CallNode& conv, int64_t src_block, i
   const Shape& x = ir::shape_of(conv.args[0]);
   const Shape& w = ir::shape_of(conv.args[1]);
   const Shape& y = ir::as_tensor(conv.type).shape;
-  const int64_t G = a.groups;
-  memory::dims wd = {w[0], w[1], w[2], w[3]};
-  if (G > 1) wd = {G, w[0] / G, w[1], w[2], w[3]};
   try {
     const memory::desc src = activation_desc(memory::dims(x.begin(), x.end()), src_block);
     const memory::desc dst = activation_desc(memory::dims(y.begin(), y.end()), dst_block);
-    const memory::desc wei(wd, memory::data_type::f32, tag::any);
+    const memory::desc wei = weight_desc(w[0], w[1], w[2], w[3], a.groups, tag::any);
     dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src, wei,
                                       dst, {a.strides[0], a.strides[1]}, {a.dilation[0] - 1, a.dilation[1] - 1},
                                       {a.padding[0], a.padding[1]}, {a.padding[2], a.padding[3]});
