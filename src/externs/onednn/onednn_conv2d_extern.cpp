@@ -79,6 +79,7 @@ struct Conv {
   std::vector<Post> posts;
   std::vector<float> plain_weight;  // a constant weight, plain, for primitives made after init
   PerThreads<ConvPrims> prims;
+  PerCaller callers;
 
   ConvPrims make() const {
     ConvPrims p;
@@ -182,36 +183,46 @@ int32_t conv_run(void* state, void* const* b) {
   const Conv& c = *static_cast<const Conv*>(state);
   try {
     const ConvPrims& p = c.prims.get([&] { return c.make(); });
+    BoundArgs& r = c.callers.get(&p, [&] {
+      std::unordered_map<int, memory> a{{DNNL_ARG_SRC, unbound(p.src)},
+                                        {DNNL_ARG_WEIGHTS, c.plain_weight.empty() ? unbound(p.wei) : p.weights},
+                                        {DNNL_ARG_DST, unbound(p.dst)},
+                                        {DNNL_ARG_SCRATCHPAD, unbound(p.scratch)}};
+      if (c.has_bias) a.emplace(DNNL_ARG_BIAS, unbound(c.bias));
+      for (size_t i = 0; i < c.posts.size(); ++i)
+        if (c.posts[i].kind == kPostAdd)
+          a.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(static_cast<int>(i)) | DNNL_ARG_SRC_1, unbound(c.dst_user));
+      return a;
+    });
     dnnl::engine& e = cpu_engine();
-    dnnl::stream st(e);
-    memory src_user(c.src_user, e, b[0]), dst_user(c.dst_user, e, b[c.out]);
-    memory src = src_user, dst = dst_user, wei = p.weights;
     if (p.src_in) {
-      src = run_memory(p.src, kSrc);
-      run_reorder(p.src_in, st, src_user, src);
+      r.set(DNNL_ARG_SRC, run_buffer(kSrc, p.src.get_size()));
+      memory src_user(c.src_user, e, b[0]);
+      run_reorder(p.src_in, r.stream, src_user, r[DNNL_ARG_SRC]);
+    } else {
+      r.set(DNNL_ARG_SRC, b[0]);
     }
-    if (p.dst_out) dst = run_memory(p.dst, kDst);
+    r.set(DNNL_ARG_DST, p.dst_out ? run_buffer(kDst, p.dst.get_size()) : b[c.out]);
     if (c.plain_weight.empty()) {  // a weight computed at run time: reordered per call
-      wei = run_memory(p.wei, kWeights);
+      r.set(DNNL_ARG_WEIGHTS, run_buffer(kWeights, p.wei.get_size()));
       memory user(c.wei_user, e, b[1]);
-      run_reorder(p.wei_in, st, user, wei);
+      run_reorder(p.wei_in, r.stream, user, r[DNNL_ARG_WEIGHTS]);
     }
-    std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src},
-                                         {DNNL_ARG_WEIGHTS, wei},
-                                         {DNNL_ARG_DST, dst},
-                                         {DNNL_ARG_SCRATCHPAD, run_memory(p.scratch, kScratchpad)}};
-    if (c.has_bias) args.emplace(DNNL_ARG_BIAS, memory(c.bias, e, b[2]));
+    r.set(DNNL_ARG_SCRATCHPAD, run_buffer(kScratchpad, p.scratch.get_size()));
+    if (c.has_bias) r.set(DNNL_ARG_BIAS, b[2]);
     for (const Post& post : c.posts)
       if (post.kind == kPostSum && b[post.a] != b[c.out]) {  // not planned in place
         SY_CHECK(!p.dst_out) << "a sum post-op on a reordered result";
         std::memcpy(b[c.out], b[post.a], c.dst_user.get_size());
       }
     for (size_t i = 0; i < c.posts.size(); ++i)
-      if (c.posts[i].kind == kPostAdd)
-        args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(static_cast<int>(i)) | DNNL_ARG_SRC_1, memory(c.dst_user, e, b[c.posts[i].a]));
-    p.prim.execute(st, args);
-    if (p.dst_out) run_reorder(p.dst_out, st, dst, dst_user);
-    st.wait();
+      if (c.posts[i].kind == kPostAdd) r.set(DNNL_ARG_ATTR_MULTIPLE_POST_OP(static_cast<int>(i)) | DNNL_ARG_SRC_1, b[c.posts[i].a]);
+    p.prim.execute(r.stream, r.args);
+    if (p.dst_out) {
+      memory dst_user(c.dst_user, e, b[c.out]);
+      run_reorder(p.dst_out, r.stream, r[DNNL_ARG_DST], dst_user);
+    }
+    r.stream.wait();
   } catch (const std::exception&) {
     return codegen::kFaultExtern;
   }

@@ -12,6 +12,8 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include <oneapi/dnnl/dnnl.hpp>
@@ -125,6 +127,43 @@ class PerThreads {
  private:
   mutable std::mutex mu_;
   mutable std::map<int, std::unique_ptr<Prims>> by_threads_;
+};
+
+// A primitive's arguments for one calling thread, made on its first call: later calls only set
+// the data handles. Making the memory objects, the map and the stream anew cost about 4 us a call
+// (0.2 ms a run of ResNet-50's 53 convolutions through the hook, 0.7% of it). Kept per thread, so
+// concurrent runs of one state never share them.
+struct BoundArgs {
+  dnnl::stream stream;
+  std::unordered_map<int, dnnl::memory> args;
+  dnnl::memory& operator[](int arg) { return args.at(arg); }
+  void set(int arg, void* data) { args.at(arg).set_data_handle(data); }
+};
+// A memory object of `d` with no data yet (BoundArgs::set gives it its buffer per call).
+inline dnnl::memory unbound(const dnnl::memory::desc& d) { return dnnl::memory(d, cpu_engine(), nullptr); }
+
+class PerCaller {
+ public:
+  // The calling thread's arguments for the primitive set `prims` (made by make(), a map of the
+  // arguments, on first use or when the thread count chose another set).
+  template <typename Make>
+  BoundArgs& get(const void* prims, const Make& make) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    Slot& s = by_thread_[std::this_thread::get_id()];
+    if (!s.args || s.prims != prims) {
+      s.args = std::make_unique<BoundArgs>(BoundArgs{dnnl::stream(cpu_engine()), make()});
+      s.prims = prims;
+    }
+    return *s.args;
+  }
+
+ private:
+  struct Slot {
+    const void* prims = nullptr;
+    std::unique_ptr<BoundArgs> args;
+  };
+  mutable std::mutex mu_;
+  mutable std::map<std::thread::id, Slot> by_thread_;
 };
 
 std::string library_version();

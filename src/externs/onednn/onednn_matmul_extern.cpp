@@ -35,6 +35,7 @@ struct MatMul {
   int64_t act = 0;  // MatMulAct
   std::vector<float> plain_b;  // a constant B (dense: W [N, K], i.e. B [K, N] with strides (1, K))
   PerThreads<MatMulPrims> prims;
+  PerCaller callers;
 
   MatMulPrims make() const {
     MatMulPrims p;
@@ -150,16 +151,21 @@ int32_t matmul_run(void* state, void* const* b) {
   const MatMul& m = *static_cast<const MatMul*>(state);
   try {
     const MatMulPrims& p = m.prims.get([&] { return m.make(); });
-    dnnl::engine& e = cpu_engine();
-    dnnl::stream st(e);
-    const int out = m.has_bias ? 3 : 2;
-    std::unordered_map<int, memory> args{{DNNL_ARG_SRC, memory(m.a, e, b[0])},
-                                         {DNNL_ARG_WEIGHTS, m.plain_b.empty() ? memory(p.b, e, b[1]) : p.weights},
-                                         {DNNL_ARG_DST, memory(m.c, e, b[out])},
-                                         {DNNL_ARG_SCRATCHPAD, run_memory(p.scratch, kScratchpad)}};
-    if (m.has_bias) args.emplace(DNNL_ARG_BIAS, memory(m.bias, e, b[2]));
-    p.prim.execute(st, args);
-    st.wait();
+    BoundArgs& r = m.callers.get(&p, [&] {
+      std::unordered_map<int, memory> a{{DNNL_ARG_SRC, unbound(m.a)},
+                                        {DNNL_ARG_WEIGHTS, m.plain_b.empty() ? unbound(p.b) : p.weights},
+                                        {DNNL_ARG_DST, unbound(m.c)},
+                                        {DNNL_ARG_SCRATCHPAD, unbound(p.scratch)}};
+      if (m.has_bias) a.emplace(DNNL_ARG_BIAS, unbound(m.bias));
+      return a;
+    });
+    r.set(DNNL_ARG_SRC, b[0]);
+    if (m.plain_b.empty()) r.set(DNNL_ARG_WEIGHTS, b[1]);
+    r.set(DNNL_ARG_DST, b[m.has_bias ? 3 : 2]);
+    r.set(DNNL_ARG_SCRATCHPAD, run_buffer(kScratchpad, p.scratch.get_size()));
+    if (m.has_bias) r.set(DNNL_ARG_BIAS, b[2]);
+    p.prim.execute(r.stream, r.args);
+    r.stream.wait();
   } catch (const std::exception&) {
     return codegen::kFaultExtern;
   }

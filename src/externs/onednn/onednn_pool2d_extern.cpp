@@ -31,6 +31,7 @@ struct Pool {
   memory::dims kernel, strides, dil{0, 0}, pad_l, pad_r;
   dnnl::algorithm alg = dnnl::algorithm::pooling_max;
   PerThreads<PoolPrims> prims;
+  PerCaller callers;
 
   PoolPrims make() const {
     dnnl::primitive_attr attr;
@@ -74,12 +75,15 @@ int32_t pool_run(void* state, void* const* b) {
   const Pool& p = *static_cast<const Pool*>(state);
   try {
     const PoolPrims& pp = p.prims.get([&] { return p.make(); });
-    dnnl::engine& e = cpu_engine();
-    dnnl::stream st(e);
-    pp.prim.execute(st, {{DNNL_ARG_SRC, memory(p.src, e, b[0])},
-                         {DNNL_ARG_DST, memory(p.dst, e, b[1])},
-                         {DNNL_ARG_SCRATCHPAD, run_memory(pp.scratch, kScratchpad)}});
-    st.wait();
+    BoundArgs& r = p.callers.get(&pp, [&] {
+      return std::unordered_map<int, memory>{
+          {DNNL_ARG_SRC, unbound(p.src)}, {DNNL_ARG_DST, unbound(p.dst)}, {DNNL_ARG_SCRATCHPAD, unbound(pp.scratch)}};
+    });
+    r.set(DNNL_ARG_SRC, b[0]);
+    r.set(DNNL_ARG_DST, b[1]);
+    r.set(DNNL_ARG_SCRATCHPAD, run_buffer(kScratchpad, pp.scratch.get_size()));
+    pp.prim.execute(r.stream, r.args);
+    r.stream.wait();
   } catch (const std::exception&) {
     return codegen::kFaultExtern;
   }
