@@ -84,11 +84,13 @@ std::string place_by_measurement(const ir::Module& m, const partition::Partition
   po.records = spec.records;
   po.threads = spec.threads;
   po.progress = spec.progress;
+  po.end_to_end = true;
   std::vector<runtime::RegionTiming> timings;
+  runtime::WholeModelTiming whole;
   const auto t0 = std::chrono::steady_clock::now();
-  *r = runtime::place_by_measurement(m, popts, po, &timings);
+  *r = runtime::place_by_measurement(m, popts, po, &timings, &whole);
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::string lines = runtime::placement_lines(timings);
+  std::string lines = runtime::placement_lines(timings) + runtime::end_to_end_line(whole);
   *node_table = runtime::placement_node_table(timings);
   size_t stored = 0;
   for (const runtime::RegionTiming& t : timings) stored += t.from_records;

@@ -4,11 +4,15 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <set>
 
+#include "partition/inline_regions.h"
 #include "partition/partition_graph.h"
 #include "runtime/compiled_model.h"
+#include "runtime/placement_alternatives.h"
+#include "runtime/placement_end_to_end.h"
 #include "runtime/placement_records.h"
 #include "runtime/placement_search.h"
 #include "runtime/region_timing.h"
@@ -58,6 +62,7 @@ struct Region {
   std::vector<int> nodes;  // its decisions, in graph order
   RegionTiming timing;
   std::vector<int> split_native;  // with Decision::Split: positions in `nodes` kept native
+  std::optional<Alternative> other;  // with Decision::Other: the other backend's partition of it
 };
 
 class Placer {
@@ -66,7 +71,7 @@ class Placer {
       : model_(model), popts_(popts), opts_(opts),
         records_(opts.records, opts.native.target.value_or(target::host())) {}
 
-  partition::PartitionResult run(std::vector<RegionTiming>* timings) {
+  partition::PartitionResult run(std::vector<RegionTiming>* timings, WholeModelTiming* whole) {
     rules_ = partition::partition_module(model_, popts_);
     std::vector<Region> regions;
     for (size_t i = 0; i < rules_.report.regions.size(); ++i) {
@@ -87,7 +92,6 @@ class Placer {
                        g.symbol + ", " + std::to_string(g.nodes.size()) + " nodes, on " + g.backend + " or native)");
       place(g);
     }
-    records_.save();
     std::set<int> native;
     for (const Region& g : regions) {
       if (g.timing.decision == Decision::Native) native.insert(g.nodes.begin(), g.nodes.end());
@@ -98,6 +102,11 @@ class Placer {
     o.native_nodes = native;
     partition::PartitionResult placed = partition::partition_module(model_, o);
     explain(regions, &placed);
+    for (Region& g : regions)
+      if (g.timing.decision == Decision::Other) replace_by_other(g, &placed);
+    if (opts_.end_to_end && !popts_.backends.empty())
+      placed = check_end_to_end(model_, popts_, opts_, std::move(placed), records_, whole);
+    records_.save();
     if (timings) {
       timings->clear();
       for (Region& g : regions) timings->push_back(std::move(g.timing));
@@ -114,8 +123,12 @@ class Placer {
     const backends::Backend& backend = backend_named(popts_.backends, g.backend);
     const backends::ExternFunction f{g.symbol, rules_.module.functions.at(g.symbol)};
     const bool search = opts_.split && g.nodes.size() >= 2;
-    const std::string key =
-        PlacementRecords::key(region_module(g.symbol, f.function), g.backend, opts_.threads, search);
+    // The other backends asked are part of the key: records made without them do not decide.
+    std::string asked = g.backend;
+    if (opts_.others)
+      for (const backends::Backend* b : popts_.backends)
+        if (b->name() != g.backend) asked += " other=" + b->name();
+    const std::string key = PlacementRecords::key(region_module(g.symbol, f.function), asked, opts_.threads, search);
     if (std::optional<StoredPlacement> s = records_.find(key)) {
       if (from_records(g, *s)) return;
     }
@@ -132,22 +145,155 @@ class Placer {
       t.decision = Decision::Native;
       records_.add(key, description, g.backend, 0, tune::Outcome::Wrong, whole->why, whole->backend_error, {},
                    opts_.threads);
-      // Its native time is not needed: the backend lost whatever it is.
-      records_.add(key, description, "native", 0, tune::Outcome::Ok, "", 0, {}, opts_.threads);
+      // Native is timed only beside another backend: this one lost whatever native costs.
+      if (opts_.others) time_others(g, *whole, false, key, description);
+      records_.add(key, description, "native", t.native_ms, tune::Outcome::Ok, "", 0, {}, opts_.threads);
+      if (t.decision == Decision::Other) t.why = whole->why + "; " + others_text(t);
       return;
     }
     t.backend_ms = whole->backend_ms;
     t.native_ms = whole->native_ms;
     if (search) search_split(g, backend, *whole, key, description);
-    t.decision = t.backend_ms < t.native_ms ? Decision::Backend : Decision::Native;
-    if (t.split_ms > 0 && t.split_ms < std::min(t.backend_ms, t.native_ms)) t.decision = Decision::Split;
+    if (opts_.others) time_others(g, *whole, true, key, description);
+    decide(g);
+    records_.add(key, description, g.backend, t.backend_ms, tune::Outcome::Ok, "", t.backend_error, {}, opts_.threads);
+    records_.add(key, description, "native", t.native_ms, tune::Outcome::Ok, "", t.native_error, {}, opts_.threads);
+    describe(g);
+  }
+
+  // The fastest of the candidates timed: the backend (when it ran), native, the split (when
+  // built) and the other backends that ran it right.
+  void decide(Region& g, bool backend_ran = true) {
+    RegionTiming& t = g.timing;
+    double best = t.native_ms;
+    t.decision = Decision::Native;
+    if (backend_ran && t.backend_ms < best) {
+      best = t.backend_ms;
+      t.decision = Decision::Backend;
+    }
+    if (backend_ran && t.split_ms > 0 && t.split_ms < best) {
+      best = t.split_ms;
+      t.decision = Decision::Split;
+    }
+    const double beaten = best * (1 - opts_.others_margin);
+    double fastest = beaten;
+    for (const RegionTiming::Other& o : t.others)
+      if (o.failure.empty() && o.ms < fastest) {
+        fastest = o.ms;
+        t.decision = Decision::Other;
+        t.other = o.backend;
+      }
     if (t.decision == Decision::Split)
       t.split_backend_nodes = static_cast<int>(g.nodes.size() - g.split_native.size());
     else
       g.split_native.clear();
-    records_.add(key, description, g.backend, t.backend_ms, tune::Outcome::Ok, "", t.backend_error, {}, opts_.threads);
-    records_.add(key, description, "native", t.native_ms, tune::Outcome::Ok, "", t.native_error, {}, opts_.threads);
-    describe(g);
+    if (t.decision != Decision::Other) {
+      t.other.clear();
+      g.other.reset();
+    }
+  }
+
+  // Asks every other backend for the region alone, builds and checks what each takes, and times
+  // them beside the region's backend (when it ran: `backend_ran`) and native, all alternately.
+  void time_others(Region& g, const MeasuredRegion& whole, bool backend_ran, const std::string& key,
+                   const std::string& description) {
+    RegionTiming& t = g.timing;
+    std::vector<Alternative> built;
+    for (const backends::Backend* b : popts_.backends) {
+      if (b->name() == g.backend) continue;
+      std::optional<Alternative> a = partition_alternative(whole.plain, *b, popts_, other_prefix(g));
+      if (!a) continue;  // it takes none of the region
+      std::string why;
+      if (opts_.progress) opts_.progress("placing: @" + g.symbol + " on " + b->name() + " instead");
+      if (!build_alternative(&*a, popts_.backends, opts_, whole.inputs, whole.want, &why)) {
+        t.others.push_back({b->name(), 0, a->offloaded, why});
+        records_.add(key, description, "other:" + b->name(), 0, tune::Outcome::Wrong, why, a->error, {}, opts_.threads);
+        continue;
+      }
+      built.push_back(std::move(*a));
+    }
+    if (built.empty()) {
+      if (!backend_ran) t.why += "; no other backend takes it";
+      return;
+    }
+    auto cost = [&](const std::string& who) { return opts_.cost ? opts_.cost(g.symbol, who) : std::nullopt; };
+    std::vector<std::function<void()>> runs;
+    std::vector<std::optional<double>> injected;
+    if (backend_ran) {
+      runs.push_back([&] { whole.run_backend(); });
+      injected.push_back(cost(g.backend));
+    }
+    runs.push_back([&] { whole.run_native(opts_.threads); });
+    injected.push_back(cost("native"));
+    for (const Alternative& a : built) {
+      runs.push_back([&] { a.model.run(whole.inputs, opts_.threads); });
+      injected.push_back(cost(a.backend));
+    }
+    std::vector<double> m;
+    try {
+      m = time_alternately(runs, injected, opts_);
+    } catch (const std::exception& e) {
+      for (const Alternative& a : built) t.others.push_back({a.backend, 0, a.offloaded, std::string("failed while timed (") + e.what() + ")"});
+      return;
+    }
+    size_t k = 0;
+    if (backend_ran) t.backend_ms = m[k++];
+    t.native_ms = m[k++];
+    for (Alternative& a : built) {
+      t.others.push_back({a.backend, m[k], a.offloaded, ""});
+      records_.add(key, description, "other:" + a.backend, m[k], tune::Outcome::Ok, "", a.error, {}, opts_.threads);
+      ++k;
+    }
+    decide(g, backend_ran);
+    if (t.decision == Decision::Other)
+      for (Alternative& a : built)
+        if (a.backend == t.other) {
+          a.model = CompiledModel();  // only its partition is kept
+          g.other = std::move(a);
+        }
+  }
+
+  // The names of an other backend's regions: new to the placed module.
+  static std::string other_prefix(const Region& g) { return "placed_" + g.symbol + "_"; }
+
+  // The placed module with g's region replaced by the other backend's partition of it, and the
+  // report saying so: the region is listed as not offloaded (with the measurements), the other
+  // backend's regions are added.
+  void replace_by_other(Region& g, partition::PartitionResult* placed) {
+    RegionTiming& t = g.timing;
+    auto& ds = placed->report.decisions;
+    std::set<int> regions;
+    for (int k : g.nodes) regions.insert(ds[static_cast<size_t>(k)].region);
+    size_t members = 0;
+    for (const partition::NodeDecision& d : ds) members += regions.size() == 1 && d.region == *regions.begin();
+    if (regions.size() != 1 || *regions.begin() < 0 || members != g.nodes.size() || !g.other) {
+      // The placed partition did not keep the region as it was measured: its backend keeps it.
+      t.why += "; kept on " + g.backend + " (the placed partition regrouped its nodes)";
+      t.decision = Decision::Backend;
+      return;
+    }
+    partition::RegionReport& rr = placed->report.regions[static_cast<size_t>(*regions.begin())];
+    const std::string symbol = rr.symbol;
+    placed->module = partition::replace_region(placed->module, symbol, g.other->parts);
+    rr.symbol.clear();
+    rr.offloaded = false;
+    rr.why_not = rr.measured = t.why;
+    t.placed_as.clear();
+    int first = -1;
+    for (partition::RegionReport r : g.other->regions) {
+      r.measured = t.why;
+      t.placed_as.push_back(r.symbol);
+      if (first < 0) first = static_cast<int>(placed->report.regions.size());
+      placed->report.regions.push_back(std::move(r));
+    }
+    for (int k : g.nodes) {
+      partition::NodeDecision& d = ds[static_cast<size_t>(k)];
+      d.region = first;
+      d.backend = t.other;
+      // The other backend's partition of the region has nodes of its own: this one may be among
+      // those it left to the native kernels.
+      d.why = "measured placement: its region went to " + t.other + " (the part it takes; the rest natively): " + t.why;
+    }
   }
 
   // Takes the stored decision; false if the records do not decide (a split they name no longer fits).
@@ -159,22 +305,45 @@ class Placer {
     t.from_records = true;
     t.native_ms = *s.native_ms;
     if (!s.backend_ms) {
+      for (const auto& [name, ms] : s.others) t.others.push_back({name, ms, 0, ""});
+      decide(g, false);
+      if (t.decision == Decision::Other) {
+        const ir::Module plain = region_module(g.symbol, rules_.module.functions.at(g.symbol));
+        g.other = partition_alternative(plain, backend_named(popts_.backends, t.other), popts_, other_prefix(g));
+        if (!g.other) return false;
+        describe(g);
+        t.why += " (from records)";
+        return true;
+      }
       t.decision = Decision::Native;
       t.why = s.backend_failure + " (from records)";
       return true;
     }
     t.backend_ms = *s.backend_ms;
     t.backend_error = s.backend_error;
-    t.decision = t.backend_ms < t.native_ms ? Decision::Backend : Decision::Native;
-    if (s.split_ms && *s.split_ms < std::min(t.backend_ms, t.native_ms)) {
-      t.decision = Decision::Split;
+    if (s.split_ms) {
       t.split_ms = *s.split_ms;
       g.split_native = s.split_native;
-      t.split_backend_nodes = static_cast<int>(g.nodes.size() - g.split_native.size());
+    }
+    for (const auto& [name, ms] : s.others) t.others.push_back({name, ms, 0, ""});
+    decide(g);
+    if (t.decision == Decision::Other) {
+      const ir::Module plain = region_module(g.symbol, rules_.module.functions.at(g.symbol));
+      g.other = partition_alternative(plain, backend_named(popts_.backends, t.other), popts_, other_prefix(g));
+      if (!g.other) return false;  // the backend no longer takes it: measure again
     }
     describe(g);
     t.why += " (from records)";
     return true;
+  }
+
+  // "onednn_hook 1.234 ms, libxsmm failed: onednn_hook fastest" (the last part when one won).
+  static std::string others_text(const RegionTiming& t) {
+    std::string s;
+    for (const RegionTiming::Other& o : t.others)
+      s += (s.empty() ? "" : ", ") + o.backend + " " + (o.failure.empty() ? ms(o.ms) : "failed (" + o.failure + ")");
+    if (t.decision == Decision::Other) s += ": " + t.other + " fastest";
+    return s;
   }
 
   void describe(Region& g) {
@@ -185,6 +354,7 @@ class Placer {
       t.why += t.split_ms > 0 ? ms(t.split_ms) : "not built";
       if (t.split_model_ms > 0) t.why += " (model " + ms(t.split_model_ms) + ")";
     }
+    if (!t.others.empty()) t.why += ", " + others_text(t);
     if (t.decision == Decision::Native) t.why += ": native not slower";
     if (t.decision == Decision::Split)
       t.why += ": " + std::to_string(t.split_backend_nodes) + " of " + std::to_string(t.nodes) + " nodes on " +
@@ -396,6 +566,7 @@ class Placer {
   void explain(std::vector<Region>& regions, partition::PartitionResult* placed) {
     auto& ds = placed->report.decisions;
     for (Region& g : regions) {
+      if (g.timing.decision == Decision::Other) continue;  // replace_by_other reports it
       if (g.timing.decision == Decision::Native) {
         // Listed as a region not offloaded, as one its backend declined is.
         partition::RegionReport rr = rules_.report.regions[g.rules_index];
@@ -432,8 +603,9 @@ class Placer {
 }  // namespace
 
 partition::PartitionResult place_by_measurement(const ir::Module& model, const partition::PartitionOptions& popts,
-                                                const PlacementOptions& opts, std::vector<RegionTiming>* timings) {
-  return Placer(model, popts, opts).run(timings);
+                                                const PlacementOptions& opts, std::vector<RegionTiming>* timings,
+                                                WholeModelTiming* whole) {
+  return Placer(model, popts, opts).run(timings, whole);
 }
 
 std::string placement_lines(const std::vector<RegionTiming>& timings) {
@@ -441,6 +613,7 @@ std::string placement_lines(const std::vector<RegionTiming>& timings) {
   for (const RegionTiming& t : timings) {
     std::string where = t.decision == Decision::Native ? "native" : t.backend;
     if (t.decision == Decision::Split) where = "split";
+    if (t.decision == Decision::Other) where = t.other;
     std::string as;
     for (const std::string& s : t.placed_as) as += (as.empty() ? " as @" : ", @") + s;
     lines += "placement: @" + t.symbol + " (" + std::to_string(t.nodes) + " nodes) " + where + as + " (" + t.why + ")\n";

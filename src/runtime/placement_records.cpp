@@ -78,6 +78,8 @@ std::optional<StoredPlacement> PlacementRecords::find(const std::string& key) co
     const bool ok = r.outcome == tune::Outcome::Ok;
     if (r.implementation == "native") {
       if (ok && !p.native_ms) p.native_ms = r.median_ms;
+    } else if (r.implementation.rfind("other:", 0) == 0) {
+      if (ok) p.others.emplace(r.implementation.substr(6), r.median_ms);  // the first (best) stays
     } else if (r.implementation == "split") {
       p.searched = true;
       if (ok && !p.split_ms) {
@@ -97,6 +99,14 @@ std::optional<StoredPlacement> PlacementRecords::find(const std::string& key) co
   // A region whose native side was not measured, or whose backend left no record, is measured again.
   if (!p.native_ms || !backend_seen) return std::nullopt;
   return p;
+}
+
+std::optional<std::string> PlacementRecords::end_to_end_winner(const std::string& key) const {
+  auto it = by_key_.find(key);
+  if (it == by_key_.end()) return std::nullopt;
+  for (const tune::Record& r : it->second)
+    if (r.outcome == tune::Outcome::Ok && r.implementation.rfind("winner:", 0) == 0) return r.implementation.substr(7);
+  return std::nullopt;
 }
 
 void PlacementRecords::add(const std::string& key, const std::string& description, const std::string& candidate,

@@ -1,11 +1,13 @@
 // Placement records: measured placement's measurements of a region, kept in a tuning records
 // file (records of op "placement", one per candidate: the backend, "native", and "split" with the
-// nodes it keeps native as knobs), so that placing the same model again measures nothing.
+// nodes it keeps native as knobs, and "other:NAME" for each other backend asked for it), so that
+// placing the same model again measures nothing.
 //
 // A region's key is a hash of its structure (the region alone as a module, printed without
 // constant data), its backend, the thread count and whether splits were searched; records apply
 // only for the same target key and validators, as tuning records do (tune/records.h).
 #pragma once
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,6 +25,8 @@ struct StoredPlacement {
   std::string backend_failure;                            // when the backend's record is not ok
   std::vector<int> split_native;  // positions, in the region's node order, that the split keeps native
   bool searched = false;          // a split record is there (ok, or cut: no split was better)
+  // Other backends on the region (records "other:NAME"): the times of those that ran it right.
+  std::map<std::string, double> others;
 };
 
 class PlacementRecords {
@@ -32,6 +36,8 @@ class PlacementRecords {
 
   static std::string key(const ir::Module& region, const std::string& backend, int threads, bool split);
   std::optional<StoredPlacement> find(const std::string& key) const;
+  // The end-to-end check's stored winner (a record "winner:NAME" under the model's key).
+  std::optional<std::string> end_to_end_winner(const std::string& key) const;
 
   // One candidate's outcome; nodes = the region's node count (a split record must match it).
   void add(const std::string& key, const std::string& description, const std::string& candidate, double ms,

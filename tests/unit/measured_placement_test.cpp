@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <functional>
+#include <map>
 
 #include "api/inputs.h"
 #include "backends/backend.h"
@@ -312,6 +314,182 @@ TEST(MeasuredPlacement, RecordsMakeTheSecondPlacementMeasureNothing) {
   runtime::place_by_measurement(chain(), options({&elem()}), po, &t);
   EXPECT_FALSE(t[0].from_records);
   std::remove(path);
+}
+
+// A second backend that takes only the adds of chain(): asked for elem's region, it takes the
+// two adds and leaves the multiply to the native kernels.
+const testing::TestBackend& adds() {
+  static testing::TestBackend b("adds", {OpCode::Add}, true);
+  return b;
+}
+
+// Whole-region costs by who runs it (the nodes alone: native cheaper, so no split pays).
+std::function<std::optional<double>(const std::string&, const std::string&)> by_backend(double elem_ms, double adds_ms,
+                                                                                    int* asked) {
+  return [=](const std::string& what, const std::string& who) -> std::optional<double> {
+    ++*asked;
+    if (what.find('/') != std::string::npos) return who == "native" ? 1.0 : 9.0;
+    return who == "native" ? 8.0 : who == "adds" ? adds_ms : elem_ms;
+  };
+}
+
+void expect_same_values_on(const ir::Module& placed, const std::vector<const backends::Backend*>& bs) {
+  std::vector<Tensor> in;
+  for (int i = 0; i < 4; ++i) in.push_back(sy::random_tensor({1, 64}, DType::f32, 10 + i));
+  runtime::CompiledModel cm = runtime::build_modules(placed, bs, target::host());
+  native::CompileOptions no;
+  no.target = target::host();
+  native::Compiled nc = native::compile_native(cm.module, no);
+  cm.module = nc.fused;
+  cm.native = nc.executable;
+  std::vector<Tensor> got = cm.run(in, 1);
+  std::vector<Tensor> want = reference::run_module(chain(), in).value();
+  for (int64_t i = 0; i < want[0].numel(); ++i)
+    ASSERT_NEAR(got[0].data<float>()[i], want[0].data<float>()[i], 1e-5 * (1 + std::abs(want[0].data<float>()[i])));
+}
+
+// The rules give chain() to elem, the first backend. Measured placement also asks adds for the
+// region; faster by more than the margin, adds takes it (its two adds; the multiply runs
+// natively), the report says so, the placed module computes the same, and the records replay it.
+TEST(MeasuredPlacement, AnotherBackendTakesTheRegionWhenItIsFaster) {
+  using D = runtime::RegionTiming::Decision;
+  char path[] = "/tmp/sy_placement_others_XXXXXX";
+  int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  close(fd);
+  std::remove(path);
+  const std::vector<const backends::Backend*> bs{&elem(), &adds()};
+  int asked = 0;
+  runtime::PlacementOptions po;
+  po.records = path;
+  po.cost = by_backend(7.0, 3.0, &asked);
+  std::vector<runtime::RegionTiming> t;
+  partition::PartitionResult r = runtime::place_by_measurement(chain(), options(bs), po, &t);
+  ASSERT_EQ(t.size(), 1u);
+  EXPECT_EQ(t[0].decision, D::Other) << t[0].why;
+  EXPECT_EQ(t[0].other, "adds");
+  ASSERT_EQ(t[0].others.size(), 1u);
+  EXPECT_EQ(t[0].others[0].offloaded, 2);
+  EXPECT_NE(t[0].why.find("adds 3.000 ms: adds fastest"), std::string::npos) << t[0].why;
+  std::map<std::string, size_t> by;
+  for (const auto& [b, fns] : partition::extern_functions(r.module)) by[b] = fns.size();
+  EXPECT_EQ(by["adds"], 2u);
+  EXPECT_EQ(by.count("elem"), 0u);
+  EXPECT_EQ(t[0].placed_as.size(), 2u);
+  int on_adds = 0, elem_listed_off = 0;
+  for (const partition::RegionReport& g : r.report.regions) {
+    on_adds += g.offloaded && g.backend == "adds" && !g.symbol.empty();
+    elem_listed_off += !g.offloaded && g.backend == "elem" && g.why_not.find("adds fastest") != std::string::npos;
+  }
+  EXPECT_EQ(on_adds, 2);
+  EXPECT_EQ(elem_listed_off, 1);
+  for (const partition::NodeDecision& d : r.report.decisions)
+    EXPECT_NE(d.why.find("its region went to adds"), std::string::npos) << d.node << ": " << d.why;
+  expect_same_values_on(r.module, bs);
+
+  // The records decide the second time: nothing is timed, and adds takes it again.
+  asked = 0;
+  po.cost = by_backend(1.0, 9.0, &asked);
+  r = runtime::place_by_measurement(chain(), options(bs), po, &t);
+  ASSERT_EQ(t.size(), 1u);
+  EXPECT_TRUE(t[0].from_records);
+  EXPECT_EQ(t[0].decision, D::Other) << t[0].why;
+  EXPECT_EQ(asked, 0);
+  expect_same_values_on(r.module, bs);
+  std::remove(path);
+}
+
+// Within the margin (2%), the region stays where the rules put it: a placement must not flip
+// between runs on noise.
+TEST(MeasuredPlacement, AnotherBackendWithinTheMarginDoesNotTakeTheRegion) {
+  int asked = 0;
+  runtime::PlacementOptions po;
+  po.cost = by_backend(7.0, 6.9, &asked);
+  std::vector<runtime::RegionTiming> t;
+  partition::PartitionResult r = runtime::place_by_measurement(chain(), options({&elem(), &adds()}), po, &t);
+  ASSERT_EQ(t.size(), 1u);
+  EXPECT_EQ(t[0].decision, runtime::RegionTiming::Decision::Backend) << t[0].why;
+  EXPECT_TRUE(t[0].other.empty());
+  for (const auto& [b, fns] : partition::extern_functions(r.module)) EXPECT_EQ(b, "elem");
+}
+
+// A backend whose results are wrong loses the region; another backend that computes it right
+// takes it when faster than native.
+TEST(MeasuredPlacement, AnotherBackendTakesWhatAWrongOneLost) {
+  testing::TestBackend muls("muls", {OpCode::Mul}, true);
+  const std::vector<const backends::Backend*> bs{&wrongmul(), &muls};
+  runtime::PlacementOptions po;
+  po.cost = [](const std::string&, const std::string& who) -> std::optional<double> { return who == "native" ? 5.0 : 0.1; };
+  std::vector<runtime::RegionTiming> t;
+  partition::PartitionResult r = runtime::place_by_measurement(model(), options(bs), po, &t);
+  const runtime::RegionTiming* mul = nullptr;
+  for (const runtime::RegionTiming& x : t)
+    if (x.backend == "wrongmul") mul = &x;
+  ASSERT_NE(mul, nullptr);
+  EXPECT_EQ(mul->decision, runtime::RegionTiming::Decision::Other) << mul->why;
+  EXPECT_EQ(mul->other, "muls");
+  EXPECT_NE(mul->why.find("results differ from the reference"), std::string::npos) << mul->why;
+  std::vector<Tensor> in = {sy::random_tensor({1, 8, 10, 10}, DType::f32, 1), sy::random_tensor({1, 8, 10, 10}, DType::f32, 2)};
+  runtime::CompiledModel cm = runtime::build_modules(r.module, bs, target::host());
+  native::CompileOptions no;
+  no.target = target::host();
+  native::Compiled nc = native::compile_native(cm.module, no);
+  cm.module = nc.fused;
+  cm.native = nc.executable;
+  std::vector<Tensor> got = cm.run(in, 1);
+  std::vector<Tensor> want = reference::run_module(model(), in).value();
+  for (int64_t i = 0; i < want[0].numel(); ++i)
+    ASSERT_NEAR(got[0].data<float>()[i], want[0].data<float>()[i], 1e-4 * (1 + std::abs(want[0].data<float>()[i])));
+}
+
+// The end-to-end check: the model placed as measured (elem's region, kept: adds is within the
+// margin on it) is timed beside each backend alone and native alone. A single choice faster
+// beyond the margin takes the model; within it, the measured placement stays.
+TEST(MeasuredPlacement, TheEndToEndCheckTakesAFasterSingleChoice) {
+  for (double adds_alone : {3.0, 6.9}) {
+    int asked = 0;
+    auto regions = by_backend(7.0, 6.95, &asked);
+    runtime::PlacementOptions po;
+    po.end_to_end = true;
+    po.cost = [&](const std::string& what, const std::string& who) -> std::optional<double> {
+      if (what != "model") return regions(what, who);
+      return who == "measured" ? 7.0 : who == "adds" ? adds_alone : 8.0;
+    };
+    std::vector<runtime::RegionTiming> t;
+    runtime::WholeModelTiming w;
+    partition::PartitionResult r = runtime::place_by_measurement(chain(), options({&elem(), &adds()}), po, &t, &w);
+    ASSERT_EQ(t.size(), 1u);
+    EXPECT_EQ(t[0].decision, runtime::RegionTiming::Decision::Backend) << t[0].why;
+    const bool taken = adds_alone < 7.0 * 0.98;
+    EXPECT_EQ(w.winner, taken ? "adds" : "measured");
+    ASSERT_EQ(w.candidates.size(), 4u);  // measured, elem alone (the same), adds alone, native
+    EXPECT_TRUE(w.candidates[1].same_as_measured);
+    EXPECT_NEAR(w.candidates[2].ms, adds_alone, 1e-9);
+    for (const auto& [b, fns] : partition::extern_functions(r.module)) EXPECT_EQ(b, taken ? "adds" : "elem");
+    const std::string line = runtime::end_to_end_line(w);
+    EXPECT_NE(line.find(taken ? "adds alone taken" : "the measured placement kept"), std::string::npos) << line;
+    expect_same_values_on(r.module, {&elem(), &adds()});
+  }
+}
+
+// A single choice whose results are wrong is disqualified from the end-to-end check however fast.
+TEST(MeasuredPlacement, TheEndToEndCheckDisqualifiesAWrongSingleChoice) {
+  testing::TestBackend muls("muls", {OpCode::Mul}, true);
+  runtime::PlacementOptions po;
+  po.end_to_end = true;
+  po.cost = [](const std::string& what, const std::string& who) -> std::optional<double> {
+    if (what == "model") return who == "wrongmul" ? 0.1 : who == "measured" ? 2.0 : 5.0;
+    return who == "native" ? 5.0 : 0.1;
+  };
+  std::vector<runtime::RegionTiming> t;
+  runtime::WholeModelTiming w;
+  partition::PartitionResult r = runtime::place_by_measurement(model(), options({&wrongmul(), &muls}), po, &t, &w);
+  EXPECT_EQ(w.winner, "measured");
+  bool disqualified = false;
+  for (const runtime::WholeModelTiming::Candidate& c : w.candidates)
+    if (c.name == "wrongmul") disqualified = c.failure.find("results differ from the reference") != std::string::npos;
+  EXPECT_TRUE(disqualified) << runtime::end_to_end_line(w);
+  for (const auto& [b, fns] : partition::extern_functions(r.module)) EXPECT_EQ(b, "muls");
 }
 
 }  // namespace

@@ -1,0 +1,183 @@
+// The end-to-end check of a measured placement against the single choices.
+#include "runtime/placement_end_to_end.h"
+
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <optional>
+#include <set>
+
+#include "backends/reference/executor.h"
+#include "ir/printer.h"
+#include "runtime/compiled_model.h"
+#include "runtime/region_timing.h"
+#include "support/error.h"
+#include "support/random_tensor.h"
+#include "target/host.h"
+
+namespace sy::runtime {
+
+namespace {
+
+struct Candidate {
+  std::string name;  // "measured", a backend's name (it alone), "native"
+  partition::PartitionResult placement;
+  CompiledModel model;
+};
+
+std::string structure(const ir::Module& m) {
+  ir::PrintOptions po;
+  po.constant_data = false;
+  return ir::print_module(m, po);
+}
+
+CompiledModel build(const ir::Module& partitioned, const partition::PartitionOptions& popts, const PlacementOptions& opts) {
+  CompiledModel cm = build_modules(partitioned, popts.backends, opts.native.target.value_or(target::host()));
+  if (!cm.fallbacks.empty()) throw Error(cm.fallbacks[0]);
+  native::Compiled nc = native::compile_native(cm.module, opts.native);
+  if (!nc.fallbacks.empty()) throw Error(nc.fallbacks[0].second);
+  cm.module = nc.fused;
+  cm.native = nc.executable;
+  return cm;
+}
+
+std::string ms_text(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.3f ms", v);
+  return b;
+}
+
+}  // namespace
+
+std::string end_to_end_line(const WholeModelTiming& w) {
+  if (w.winner.empty()) return "";
+  std::string s = "placement: end to end:";
+  for (const WholeModelTiming::Candidate& c : w.candidates) {
+    s += " " + c.name + (c.name == "measured" || c.name == "native" ? "" : " alone") + " ";
+    s += c.same_as_measured ? "(the same placement)" : c.failure.empty() ? ms_text(c.ms) : "not timed (" + c.failure + ")";
+    s += ",";
+  }
+  s.pop_back();
+  s += w.winner == "measured" ? ": the measured placement kept" : ": " + w.winner + (w.winner == "native" ? "" : " alone") + " taken";
+  if (w.from_records) s += " (from records)";
+  return s + "\n";
+}
+
+partition::PartitionResult check_end_to_end(const ir::Module& model, const partition::PartitionOptions& popts,
+                                            const PlacementOptions& opts, partition::PartitionResult measured,
+                                            PlacementRecords& records, WholeModelTiming* out) {
+  WholeModelTiming w;
+  std::string asked = "end to end:";
+  for (const backends::Backend* b : popts.backends) asked += " " + b->name();
+  const std::string key = PlacementRecords::key(model, asked, opts.threads, opts.split);
+  // The single choices, each partitioned as the rules would with that backend alone.
+  std::vector<Candidate> cs;
+  auto add = [&cs](std::string name, partition::PartitionResult p) {
+    cs.emplace_back();
+    cs.back().name = std::move(name);
+    cs.back().placement = std::move(p);
+  };
+  add("measured", std::move(measured));
+  for (const backends::Backend* b : popts.backends) {
+    partition::PartitionOptions o;
+    o.backends = {b};
+    for (const auto& [op, name] : popts.prefer)
+      if (name == b->name()) o.prefer.emplace(op, name);
+    add(b->name(), partition::partition_module(model, o));
+  }
+  {
+    partition::PartitionOptions o;  // no backend: every node native
+    add("native", partition::partition_module(model, o));
+  }
+  auto finish = [&](size_t winner) {
+    w.winner = cs[winner].name;
+    if (out) *out = w;
+    return std::move(cs[winner].placement);
+  };
+  const std::string measured_structure = structure(cs[0].placement.module);
+  std::set<std::string> seen{measured_structure};
+  std::vector<bool> same(cs.size(), false);
+  for (size_t i = 1; i < cs.size(); ++i) same[i] = !seen.insert(structure(cs[i].placement.module)).second;
+  for (size_t i = 0; i < cs.size(); ++i) w.candidates.push_back({cs[i].name, 0, "", same[i]});
+
+  // A stored decision: its winner, if that is still one of the candidates.
+  if (std::optional<std::string> stored = records.end_to_end_winner(key)) {
+    for (size_t i = 0; i < cs.size(); ++i)
+      if (cs[i].name == *stored && !same[i]) {
+        w.from_records = true;
+        for (WholeModelTiming::Candidate& c : w.candidates) c.failure = c.same_as_measured ? "" : "see the records";
+        return finish(i);
+      }
+  }
+  for (const ir::Expr& p : model.main().params)
+    if (!ir::is_tensor(p->type) || !is_float(ir::dtype_of(p))) {
+      w.candidates.resize(1);
+      w.candidates[0].failure = "inputs that are not float: random values may not be valid ones";
+      return finish(0);
+    }
+  std::vector<Tensor> inputs;
+  for (size_t i = 0; i < model.main().params.size(); ++i) {
+    const ir::Expr& p = model.main().params[i];
+    inputs.push_back(random_tensor(ir::shape_of(p), ir::dtype_of(p), 2000 + i));
+  }
+  Result<std::vector<Tensor>> want = reference::run_module(model, inputs);
+  if (!want.is_ok()) {
+    w.candidates[0].failure = "the reference executor failed: " + want.status().message();
+    return finish(0);
+  }
+  std::vector<size_t> timed;
+  for (size_t i = 0; i < cs.size(); ++i) {
+    if (same[i]) continue;
+    WholeModelTiming::Candidate& c = w.candidates[i];
+    if (opts.progress) opts.progress("placing: the whole model, " + cs[i].name + (i == 0 || cs[i].name == "native" ? "" : " alone"));
+    try {
+      cs[i].model = build(cs[i].placement.module, popts, opts);
+      const double err = relative_error(cs[i].model.run(inputs, opts.threads), *want);
+      if (err > opts.tolerance) {
+        char b[96];
+        std::snprintf(b, sizeof b, "results differ from the reference (relative error %.3g)", err);
+        c.failure = b;
+      }
+    } catch (const std::exception& e) {
+      c.failure = std::string("failed (") + e.what() + ")";
+    }
+    if (c.failure.empty()) timed.push_back(i);
+  }
+  // Nothing ran right: the measured placement stays (its regions were checked one by one), and
+  // compiling it will say what fails.
+  if (timed.empty()) return finish(0);
+  std::vector<std::function<void()>> runs;
+  std::vector<std::optional<double>> injected;
+  for (size_t i : timed) {
+    runs.push_back([&, i] { cs[i].model.run(inputs, opts.threads); });
+    injected.push_back(opts.cost ? opts.cost("model", cs[i].name) : std::nullopt);
+  }
+  std::vector<double> m;
+  try {
+    m = time_alternately(runs, injected, opts);
+  } catch (const std::exception& e) {
+    w.candidates[0].failure = std::string("failed while timed (") + e.what() + ")";
+    return finish(0);
+  }
+  size_t best = timed[0];
+  double best_ms = m[0];
+  for (size_t k = 0; k < timed.size(); ++k) {
+    w.candidates[timed[k]].ms = m[k];
+    records.add(key, "the whole model", timed[k] == 0 ? "measured" : "alone:" + cs[timed[k]].name, m[k],
+                tune::Outcome::Ok, "", 0, {}, opts.threads);
+  }
+  // The measured placement keeps the model unless a single choice beats it beyond the margin; if
+  // it failed as a whole (its regions were checked alone), the fastest correct single choice.
+  const bool measured_ok = timed[0] == 0;
+  const double bar = measured_ok ? m[0] * (1 - opts.others_margin) : INFINITY;
+  if (!measured_ok) best_ms = INFINITY;
+  for (size_t k = measured_ok ? 1 : 0; k < timed.size(); ++k)
+    if (m[k] < std::min(bar, best_ms)) {
+      best = timed[k];
+      best_ms = m[k];
+    }
+  records.add(key, "the whole model", "winner:" + cs[best].name, best_ms, tune::Outcome::Ok, "", 0, {}, opts.threads);
+  return finish(best);
+}
+
+}  // namespace sy::runtime
