@@ -101,11 +101,15 @@ partition::PartitionResult check_end_to_end(const ir::Module& model, const parti
   for (size_t i = 0; i < cs.size(); ++i) w.candidates.push_back({cs[i].name, 0, "", same[i]});
 
   // A stored decision: its winner, if that is still one of the candidates.
-  if (std::optional<std::string> stored = records.end_to_end_winner(key)) {
+  if (std::optional<PlacementRecords::EndToEnd> stored = records.end_to_end(key)) {
     for (size_t i = 0; i < cs.size(); ++i)
-      if (cs[i].name == *stored && !same[i]) {
+      if (cs[i].name == stored->winner && !same[i]) {
         w.from_records = true;
-        for (WholeModelTiming::Candidate& c : w.candidates) c.failure = c.same_as_measured ? "" : "see the records";
+        for (WholeModelTiming::Candidate& c : w.candidates) {
+          auto t = stored->ms.find(c.name);
+          if (t != stored->ms.end()) c.ms = t->second;
+          else if (!c.same_as_measured) c.failure = "no time in the records";
+        }
         return finish(i);
       }
   }
@@ -163,7 +167,7 @@ partition::PartitionResult check_end_to_end(const ir::Module& model, const parti
   double best_ms = m[0];
   for (size_t k = 0; k < timed.size(); ++k) {
     w.candidates[timed[k]].ms = m[k];
-    records.add(key, "the whole model", timed[k] == 0 ? "measured" : "alone:" + cs[timed[k]].name, m[k],
+    records.add(key, "the whole model", cs[timed[k]].name == "measured" ? "measured" : "alone:" + cs[timed[k]].name, m[k],
                 tune::Outcome::Ok, "", 0, {}, opts.threads);
   }
   // The measured placement keeps the model unless a single choice beats it beyond the margin; if

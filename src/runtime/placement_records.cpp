@@ -101,12 +101,18 @@ std::optional<StoredPlacement> PlacementRecords::find(const std::string& key) co
   return p;
 }
 
-std::optional<std::string> PlacementRecords::end_to_end_winner(const std::string& key) const {
+std::optional<PlacementRecords::EndToEnd> PlacementRecords::end_to_end(const std::string& key) const {
   auto it = by_key_.find(key);
   if (it == by_key_.end()) return std::nullopt;
-  for (const tune::Record& r : it->second)
-    if (r.outcome == tune::Outcome::Ok && r.implementation.rfind("winner:", 0) == 0) return r.implementation.substr(7);
-  return std::nullopt;
+  EndToEnd e;
+  for (const tune::Record& r : it->second) {  // best first: the first of each is its best
+    if (r.outcome != tune::Outcome::Ok) continue;
+    if (r.implementation.rfind("winner:", 0) == 0 && e.winner.empty()) e.winner = r.implementation.substr(7);
+    if (r.implementation == "measured") e.ms.emplace("measured", r.median_ms);
+    if (r.implementation.rfind("alone:", 0) == 0) e.ms.emplace(r.implementation.substr(6), r.median_ms);
+  }
+  if (e.winner.empty()) return std::nullopt;
+  return e;
 }
 
 void PlacementRecords::add(const std::string& key, const std::string& description, const std::string& candidate,

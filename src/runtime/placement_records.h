@@ -36,8 +36,13 @@ class PlacementRecords {
 
   static std::string key(const ir::Module& region, const std::string& backend, int threads, bool split);
   std::optional<StoredPlacement> find(const std::string& key) const;
-  // The end-to-end check's stored winner (a record "winner:NAME" under the model's key).
-  std::optional<std::string> end_to_end_winner(const std::string& key) const;
+  // The end-to-end check's stored winner (a record "winner:NAME" under the model's key) and the
+  // candidates' times (records "measured" and "alone:NAME"; native is "alone:native").
+  struct EndToEnd {
+    std::string winner;
+    std::map<std::string, double> ms;
+  };
+  std::optional<EndToEnd> end_to_end(const std::string& key) const;
 
   // One candidate's outcome; nodes = the region's node count (a split record must match it).
   void add(const std::string& key, const std::string& description, const std::string& candidate, double ms,
