@@ -58,6 +58,28 @@ def switchyard(target, backends=None, placement=None):
     return prepare, command
 
 
+def switchyard_measured(backends):
+    """`switchyard run --placement measured --records R`: every backend offered, each region where
+    it was measured fastest, the whole checked against each backend alone. The placement is made
+    in the first round and kept in BUILD/bench/records/<model>.placement.jsonl (emptied when the
+    bench starts), so that every round runs the same placement, as a deployed model would; the
+    first round's log line says how long placing took."""
+    prepare_plain, plain = switchyard("cpu", backends, "measured")
+
+    def prepare(ctx):
+        prepare_plain(ctx)
+        folder = os.path.join(ctx.build_dir, "bench", "records")
+        os.makedirs(folder, exist_ok=True)
+        for f in os.listdir(folder):
+            if f.endswith(".placement.jsonl"):
+                os.remove(os.path.join(folder, f))
+
+    def command(ctx, case, threads, warmup, repeat):
+        records = os.path.join(ctx.build_dir, "bench", "records", f"{case.name}.placement.jsonl")
+        return plain(ctx, case, threads, warmup, repeat) + ["--records", records]
+    return prepare, command
+
+
 def switchyard_tuned(target="cpu", externs=False):
     """`switchyard run --records R`: the kernels chosen by tuning records, among Switchyard's own
     implementations only (`tune --no-externs`) or with the libraries' extern implementations too.
@@ -157,9 +179,9 @@ ENGINES = [
     Engine("sy-tuned-ext", "Switchyard native+tuned+externs", switchyard_tuned("cpu", externs=True)),
 ] + [Engine(f"sy-{b}", f"Switchyard {b}", switchyard("cpu", b)) for b in byoc_backends()] + [
     # Every built-in backend offered (oneDNN first: it claims whole conv/dense regions, the
-    # others what is left), each region kept where it was measured faster.
+    # others what is left), each region where it was measured fastest.
     Engine("sy-measured", "Switchyard measured",
-           switchyard("cpu", ",".join(sorted(byoc_backends(), key=lambda b: b != "onednn")), "measured")),
+           switchyard_measured(",".join(sorted(byoc_backends(), key=lambda b: b != "onednn")))),
 ] + [
     Engine("ort", "ONNX Runtime", onnxruntime()),
     Engine("torch", "PyTorch", pytorch()),
