@@ -48,6 +48,13 @@ struct PartitionReport {
 struct PartitionOptions {
   std::vector<std::string> backends;          // in priority order
   std::map<std::string, std::string> prefer;  // IR op name -> backend asked first for it
+  // "rules", or "measured": the regions placed by timing them on this machine, as compile's
+  // measured placement does (CompileOptions::placement), with these records, thread count and
+  // progress.
+  std::string placement = "rules";
+  std::string records;
+  int threads = 0;
+  std::function<void(const std::string&)> progress;
   // As CompileOptions: the IR after the pass(es) named ("all" for every one).
   std::string dump_after;
   std::function<void(const std::string& pass, const std::string& ir)> on_ir;
@@ -66,6 +73,10 @@ class SWITCHYARD_API Partitioned {
   // (priority order), the one the strategy chooses without records, and why the others do not
   // apply (the text of `switchyard partition --explain`).
   std::string kernel_choices() const;
+  // Measured placement: one line per region with the candidates' times and the end-to-end
+  // check's line; and its search's per-node times ("" by the rules).
+  std::string placement() const;
+  std::string placement_nodes() const;
 
   struct Impl;
 
@@ -74,8 +85,9 @@ class SWITCHYARD_API Partitioned {
   friend struct Access;
 };
 
-// Partitions `model` across backends by the rules (no measurement, no code built); Error for an
-// unknown backend or op, a duplicate, or a preference for a backend not listed.
+// Partitions `model` across backends by the rules (no code built), or by measurement (placement
+// "measured": the candidates are built and timed, on this machine's target); Error for an unknown
+// backend or op, a duplicate, or a preference for a backend not listed.
 SWITCHYARD_API Partitioned partition(const Model& model, const PartitionOptions& opts);
 
 // The native kernels of a compiled model.

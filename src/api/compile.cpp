@@ -66,12 +66,9 @@ std::string records_summary(const native::Compiled& nc, const RecordsUse& r) {
   return s;
 }
 
-namespace {
-
-// Measured placement in place of the rules' (see runtime/measured_placement.h); its lines.
-std::string place_by_measurement(const ir::Module& m, const partition::PartitionOptions& popts,
-                                 const target::Target& target, const CompileSpec& spec,
-                                 partition::PartitionResult* r, std::string* node_table) {
+std::string measured_placement(const ir::Module& m, const partition::PartitionOptions& popts,
+                               const target::Target& target, const CompileSpec& spec, partition::PartitionResult* r,
+                               std::string* node_table) {
   if (target.kind != target::Kind::Cpu) throw Error("--placement measured needs a cpu target");
   if (!target::cannot_run_here(target, "").empty())
     throw Error("--placement measured times the kernels on this machine: the target '" + target.str() +
@@ -102,8 +99,6 @@ std::string place_by_measurement(const ir::Module& m, const partition::Partition
   return lines + "\n";
 }
 
-}  // namespace
-
 Compilation compile(const ir::Module& m, const CompileSpec& spec) {
   Compilation c;
   c.target = target::parse(spec.target);
@@ -123,7 +118,7 @@ Compilation compile(const ir::Module& m, const CompileSpec& spec) {
   }
   if (spec.progress) spec.progress("partitioning...");
   c.partition = partition::partition_module(m, popts, spec.after_pass);
-  if (spec.placement == "measured") c.placement = place_by_measurement(m, popts, c.target, spec, &c.partition, &c.placement_nodes);
+  if (spec.placement == "measured") c.placement = measured_placement(m, popts, c.target, spec, &c.partition, &c.placement_nodes);
   if (spec.progress) spec.progress("building backend modules...");
   // Backends generate code for the cpu target; with the reference executor, for the host.
   c.model = runtime::build_modules(c.partition.module, popts.backends, cpu ? c.target : target::host());

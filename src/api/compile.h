@@ -66,6 +66,14 @@ struct Compilation {
   std::vector<std::string> warnings;  // regions a backend could not build, now native
 };
 
+// Measured placement in place of the rules' partition `r` (see runtime/measured_placement.h), for
+// `target` with spec's records, threads and progress: one line per region and the end-to-end
+// check's (and the time it took); `node_table` gets the search's per-node times. sy::Error for a
+// target that is not a cpu or cannot run here.
+std::string measured_placement(const ir::Module& m, const partition::PartitionOptions& popts,
+                               const target::Target& target, const CompileSpec& spec, partition::PartitionResult* r,
+                               std::string* node_table);
+
 // sy::Error with one line for bad options (an unknown backend or op, --placement measured
 // without backends or for a target that cannot run here, records for the reference target).
 Compilation compile(const ir::Module& m, const CompileSpec& spec);

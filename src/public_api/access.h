@@ -37,6 +37,7 @@ struct Compiled::Impl {
 struct Partitioned::Impl {
   sy::partition::PartitionResult result;
   int64_t total_flops = 0;
+  std::string placement, placement_nodes;  // measured placement's lines
 };
 
 struct Access {

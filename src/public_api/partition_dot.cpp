@@ -22,7 +22,8 @@ std::string escape(const std::string& s) {
 
 class DotWriter {
  public:
-  explicit DotWriter(const ir::Module& m) : m_(m) {}
+  // `notes`: a line under a region's label (measured placement: its candidates' times).
+  DotWriter(const ir::Module& m, std::map<std::string, std::string> notes) : m_(m), notes_(std::move(notes)) {}
 
   std::string write(const std::string& title) {
     os_ << "digraph switchyard {\n  rankdir=TB;\n  labelloc=t;\n  label=\"" << escape(title) << "\";\n"
@@ -100,7 +101,8 @@ class DotWriter {
     auto* f = m_.functions.at(symbol)->as<ir::FunctionNode>();
     std::string backend = f->attrs.count("Compiler") ? f->attrs.at("Compiler") : "";
     os_ << indent << "subgraph cluster_" << symbol << " {\n"
-        << indent << "  label=\"@" << escape(symbol) << " (" << escape(backend) << ")\";\n"
+        << indent << "  label=\"@" << escape(symbol) << " (" << escape(backend) << ")"
+        << (notes_.count(symbol) ? "\\n" + escape(notes_.at(symbol)) : "") << "\";\n"
         << indent << "  style=filled; color=\"" << colour_of(backend) << "\";\n";
     Scope inner;
     for (size_t i = 0; i < f->params.size() && i < c.args.size(); ++i) inner.ids[f->params[i].get()] = sources(c.args[i], outer);
@@ -122,6 +124,7 @@ class DotWriter {
   }
 
   const ir::Module& m_;
+  std::map<std::string, std::string> notes_;
   std::map<std::string, size_t> colours_;
   std::ostringstream os_, edges_;
   int next_ = 0;
@@ -136,7 +139,14 @@ namespace switchyard {
 
 std::string Partitioned::dot(const std::string& title) const {
   return guarded([&] {
-    sy::public_api::DotWriter w(Access::impl(*this).result.module);
+    // Measured placement: each region's candidates and their times under its label (the
+    // search's details stay in the text).
+    std::map<std::string, std::string> notes;
+    for (const sy::partition::RegionReport& r : Access::impl(*this).result.report.regions) {
+      if (r.symbol.empty() || r.measured.empty()) continue;
+      notes[r.symbol] = r.measured.substr(0, r.measured.find("; nodes alone"));
+    }
+    sy::public_api::DotWriter w(Access::impl(*this).result.module, std::move(notes));
     return w.write(title);
   });
 }

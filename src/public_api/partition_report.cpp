@@ -37,8 +37,20 @@ Partitioned partition(const Model& model, const PartitionOptions& opts) {
   return guarded([&] {
     const sy::ir::Module& m = Access::module(model);
     auto impl = std::make_shared<Partitioned::Impl>();
-    impl->result = sy::partition::partition_module(m, sy::api::partition_options(opts.backends, opts.prefer),
-                                                   ir_dumper(opts.dump_after, opts.on_ir));
+    const sy::partition::PartitionOptions popts = sy::api::partition_options(opts.backends, opts.prefer);
+    if (opts.placement != "rules" && opts.placement != "measured")
+      throw sy::Error("placement '" + opts.placement + "': expected rules or measured");
+    if (opts.placement == "measured" && popts.backends.empty())
+      throw sy::Error("--placement measured needs --backends (it decides which of their regions to keep)");
+    impl->result = sy::partition::partition_module(m, popts, ir_dumper(opts.dump_after, opts.on_ir));
+    if (opts.placement == "measured") {
+      sy::api::CompileSpec spec;
+      spec.placement = "measured";
+      spec.records = opts.records;
+      spec.threads = opts.threads;
+      spec.progress = opts.progress;
+      impl->placement = sy::api::measured_placement(m, popts, sy::target::host(), spec, &impl->result, &impl->placement_nodes);
+    }
     impl->total_flops = sy::api::analyze(m).flops;
     return Access::partitioned(std::move(impl));
   });
@@ -50,6 +62,9 @@ PartitionReport Partitioned::report() const {
     return public_report(impl.result.report, impl.total_flops);
   });
 }
+
+std::string Partitioned::placement() const { return guarded([&] { return Access::impl(*this).placement; }); }
+std::string Partitioned::placement_nodes() const { return guarded([&] { return Access::impl(*this).placement_nodes; }); }
 
 std::string Partitioned::kernel_choices() const {
   return guarded([&] {

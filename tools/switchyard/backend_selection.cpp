@@ -106,7 +106,8 @@ CompileOptions compile_options(const BackendArgs& args, const std::string& targe
   return o;
 }
 
-Partitioned run_partition(const Model& m, const BackendArgs& args) {
+Partitioned run_partition(const Model& m, const BackendArgs& args, const std::string& records, int threads,
+                          std::function<void(const std::string&)> progress) {
   Selection s = selection(args);
   if (args.placement == "measured" && s.backends.empty())
     throw Error("--placement measured needs --backends (it decides which of their regions to keep)");
@@ -115,6 +116,10 @@ Partitioned run_partition(const Model& m, const BackendArgs& args) {
   o.prefer = std::move(s.prefer);
   o.dump_after = std::move(s.dump_after);
   o.on_ir = std::move(s.on_ir);
+  o.placement = args.placement;
+  o.records = records;
+  o.threads = threads;
+  o.progress = std::move(progress);
   return partition(m, o);
 }
 

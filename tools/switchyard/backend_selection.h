@@ -1,6 +1,7 @@
 // --backends / --prefer / --placement / --dump-after for the commands that partition (partition,
 // compile, run).
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -27,7 +28,9 @@ CompileOptions compile_options(const BackendArgs& args, const std::string& targe
                                int threads);
 
 // The partitioning alone (the partition command), printing as --dump-after says.
-Partitioned run_partition(const Model& m, const BackendArgs& args);
+// By the rules, or measured (args.placement) with these records, thread count and progress.
+Partitioned run_partition(const Model& m, const BackendArgs& args, const std::string& records = "", int threads = 0,
+                          std::function<void(const std::string&)> progress = nullptr);
 
 // --target for compile and run: a target string (see `switchyard target --help`).
 constexpr const char* kTargetHelp =

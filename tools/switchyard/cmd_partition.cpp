@@ -19,13 +19,17 @@ struct PartitionArgs {
   bool explain = false;
   bool json = false;
   std::string dot;
+  std::string records;
+  int threads = 0;
 };
 
 int run_partition_cmd(const PartitionArgs& a) {
   Model m = load(a.model, a.input_shapes);
-  if (a.backends.placement != "rules")
-    throw Error("--placement measured applies to run and compile, which time the regions on this machine");
-  Partitioned p = run_partition(m, a.backends);
+  if (a.backends.placement != "measured" && (!a.records.empty() || a.threads != 0))
+    throw Error("--records and --threads apply to --placement measured (it times the regions with them)");
+  Progress progress;
+  Partitioned p = run_partition(m, a.backends, a.records, a.threads, [&](const std::string& s) { progress.show(s); });
+  progress.clear();
   const PartitionReport r = p.report();
   if (!a.dot.empty()) {
     std::ofstream f(a.dot);
@@ -42,6 +46,8 @@ int run_partition_cmd(const PartitionArgs& a) {
   }
   if (!a.backends.dump_after.empty()) return 0;
   std::cout << "model: " << a.model << "  backends (priority order): " << a.backends.backends << "\n";
+  std::cout << p.placement();
+  if (a.explain) std::cout << p.placement_nodes();
   print_partition(std::cout, r, a.explain);
   if (a.explain) std::cout << p.kernel_choices();
   if (!a.dot.empty()) std::cout << "graph: " << a.dot << "  (render: dot -Tsvg " << a.dot << " -o graph.svg)\n";
@@ -61,11 +67,19 @@ Command add_partition_command(CLI::App& root) {
               "implementations that apply to each kernel (for the host target)");
   c->add_flag("--json", args->json,
               "print one JSON object: total_flops, flops_by_backend, regions, nodes (with reasons)");
-  c->add_option("--dot", args->dot, "write a Graphviz graph, regions as clusters coloured by backend")->type_name("FILE");
+  c->add_option("--dot", args->dot,
+                "write a Graphviz graph, regions as clusters coloured by backend (with --placement measured, "
+                "each labelled with its candidates' times)")->type_name("FILE");
+  c->add_option("--records", args->records,
+                "with --placement measured: the placement records (read, and added to), as compile's")->type_name("FILE");
+  c->add_option("--threads", args->threads,
+                "with --placement measured: the thread count the regions are timed with (default: all cores)");
   c->footer(
       "Policy: a node goes to the first backend in --backends that accepts it (as a composite pattern or\n"
       "a single op); --prefer OP=BACKEND asks that backend first for OP. A region is offloaded only if its\n"
       "backend finds it worth the copies (a lone elementwise op between native ops stays native).\n"
+      "--placement measured then times each region on this machine (its backend, native, a split, each\n"
+      "other backend) and the whole model against each backend alone, and keeps the fastest.\n"
       "Example: switchyard partition model.onnx --backends LIST --explain --dot g.dot");
   return {c, [args] { return run_partition_cmd(*args); }};
 }
