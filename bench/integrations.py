@@ -142,6 +142,7 @@ def main():
             log(f"{model}: compiling the {w} way (cold cache) ...")
             built[w] = compile_cold(sy, onnx, w, art) + (art,)
         runs = {w: [] for w in ways}
+        per_round = {w: [] for w in ways}  # each round's median: the ways compared round by round
         ort_runs = []
         memory = {}
         for r in range(a.rounds):
@@ -149,6 +150,7 @@ def main():
                 log(f"{model}: round {r + 1}/{a.rounds}, {w}")
                 j = run_artifact(sy, built[w][2], inputs, a.threads, a.warmup, a.repeat)
                 runs[w] += j["latency_ms"]["runs"]
+                per_round[w].append(statistics.median(j["latency_ms"]["runs"]))
                 memory[w] = j["activation_bytes"]
             if node_modules:
                 j = run_ort(node_modules, onnx, inputs, a.threads, a.warmup, a.repeat)
@@ -168,6 +170,15 @@ def main():
                          f"| {mb(built[w][1])} | {built[w][0]:.1f} |")
         if ort:
             lines.append(f"| ONNX Runtime | {ort:.2f} | 1.00 | - | - | - |")
+        # The machine's speed drifts between rounds more than the ways differ; a ratio taken
+        # within each round (the ways ran seconds apart) cancels the drift.
+        others = [w for w in ("extern", "byoc") if w in ways]
+        if "hook" in ways and others:
+            ratios = sorted(per_round["hook"][r] / min(per_round[w][r] for w in others) for r in range(a.rounds))
+            q = lambda f: ratios[min(len(ratios) - 1, int(f * len(ratios)))]
+            lines.append(f"\nRound by round, the hook's median / the better of {' and '.join(WAYS[w][0] for w in others)}"
+                         f" in the same round: median {statistics.median(ratios):.3f}, quartiles {q(0.25):.3f}-{q(0.75):.3f},"
+                         f" the hook no slower in {sum(x <= 1 for x in ratios)} of {len(ratios)} rounds.")
     lines.append("\n### The integrations' code\n")
     lines.append("| way | folders | lines (C++ and CMake, no tests) | files outside its folders that name it |")
     lines.append("|---|---|---|---|")

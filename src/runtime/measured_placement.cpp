@@ -337,7 +337,7 @@ class Placer {
     return true;
   }
 
-  // "onednn_hook 1.234 ms, libxsmm failed: onednn_hook fastest" (the last part when one won).
+  // "mylib 1.234 ms, otherlib failed (...): mylib fastest" (the last part when one won).
   static std::string others_text(const RegionTiming& t) {
     std::string s;
     for (const RegionTiming::Other& o : t.others)

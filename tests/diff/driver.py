@@ -42,7 +42,10 @@ class Result:
         self.status, self.msg, self.outputs, self.seconds = status, msg, outputs or {}, seconds
 
 
-MEASURED = 'measured-'  # path measured-B: B's regions placed by measurement (kept, split or native)
+# Path measured-B: B's regions placed by measurement (kept, split or native); measured-A+B+...:
+# those backends offered together (each region may also go to another of them, and the whole
+# model to one of them alone).
+MEASURED = 'measured-'
 
 
 def path_backend(path):
@@ -55,7 +58,7 @@ def path_args(path):
     if path == 'native':
         return ['--target', 'cpu']
     if path.startswith(MEASURED):
-        return ['--backends', path_backend(path), '--placement', 'measured']
+        return ['--backends', path_backend(path).replace('+', ','), '--placement', 'measured']
     return ['--backends', path]
 
 
@@ -133,7 +136,7 @@ def run_path(cfg, case_dir, path, output_names):
 
 def claims(cfg, case_dir, backend):
     """Whether `backend` offloads any region of the model (if not, its run is the native run again)."""
-    cmd = [cfg.binary, 'partition', os.path.join(case_dir, 'model.onnx'), '--backends', path_backend(backend), '--json']
+    cmd = [cfg.binary, 'partition', os.path.join(case_dir, 'model.onnx'), '--backends', path_backend(backend).replace('+', ','), '--json']
     try:
         p = run_group(cmd, cfg.timeout, cfg.env)
         j = json.loads(p.stdout)
@@ -706,8 +709,9 @@ def main(argv=None):
     backends = detect_backends(cfg.binary)
     cfg.paths = cfg.paths.split(',') if cfg.paths else ['native'] + backends
     for p in cfg.paths:
-        if p not in ['native'] + backends and not (p.startswith(MEASURED) and path_backend(p) in backends):
-            sys.exit(f"run: unknown path '{p}' (native, {', '.join(backends)}, measured-BACKEND)")
+        if p not in ['native'] + backends and not (
+                p.startswith(MEASURED) and all(b in backends for b in path_backend(p).split('+'))):
+            sys.exit(f"run: unknown path '{p}' (native, {', '.join(backends)}, measured-BACKEND[+BACKEND...])")
     cfg.env = dict(os.environ)
     cfg.env.setdefault('OMP_NUM_THREADS', str(cfg.threads))
     if cfg.replay:  # runs in the case directory itself (out_<path>/); nothing else is written
