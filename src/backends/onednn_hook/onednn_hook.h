@@ -11,12 +11,15 @@
 
 namespace sy::backends::onednn_hook {
 
-// A matched or outlined chain act(add(anchor, other)), each step optional.
+// A matched or outlined chain act(add(anchor, other)), each step optional; or, for a GEMM,
+// add(add(anchor, bias), residual) (a transformer's residual connection after its bias).
 struct Chain {
   const ir::CallNode* anchor = nullptr;  // conv2d, dense or matmul
   const ir::CallNode* add = nullptr;
   ir::Expr other;                        // the add's operand that is not the anchor
   const ir::CallNode* act = nullptr;     // relu, clip, gelu or SiLU's multiply
+  const ir::CallNode* residual_add = nullptr;
+  ir::Expr residual;                     // its operand that is not the GEMM's
 };
 Chain chain_of(const ir::Expr& root);
 // The name of the composite a call calls ("" for anything else).

@@ -27,8 +27,9 @@ class OnednnHookBackend : public Backend {
  public:
   std::string name() const override { return "onednn_hook"; }
   std::string description() const override {
-    return "oneDNN's conv2d (+bias, residual add, relu/clip/SiLU), pooling and dense/matmul (+bias, relu/gelu) lowered "
-           "into the native kernels by a target hook, blocked layouts kept between its convolutions";
+    return "oneDNN's conv2d (+bias, residual add, relu/clip/SiLU), pooling and dense/matmul (+bias, relu/gelu "
+           "or a residual add) lowered into the native kernels by a target hook, blocked layouts kept between its "
+           "convolutions";
   }
   std::vector<CompositeRule> composite_rules() const override { return onednn_hook::rules(); }
   Verdict supports_op(const ir::CallNode& call) const override {

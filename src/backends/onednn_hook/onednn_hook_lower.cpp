@@ -135,8 +135,12 @@ class Lowering {
     if (ch.act && ch.act->op == OpCode::Relu) act = dnnl_ext::kActRelu;
     if (ch.act && ch.act->op == OpCode::Gelu)
       act = ch.act->attrs_as<ops::GeluAttrs>().approximate == "tanh" ? dnnl_ext::kActGeluTanh : dnnl_ext::kActGeluErf;
+    te::Tensor residual_t;
+    if (ch.residual_add) residual_t = plain(in.at(ch.residual.get()));
     const Shape& y = ir::as_tensor(c.type).shape;
-    return {dnnl_ext::matmul_stage(numbered("gemm", site), form, a, b, bias ? &bias_t : nullptr, y, act), false};
+    return {dnnl_ext::matmul_stage(numbered("gemm", site), form, a, b, bias ? &bias_t : nullptr, y, act,
+                                   ch.residual_add ? &residual_t : nullptr),
+            false};
   }
 
   // An erf-GELU whose GEMM's result has other readers: a loop of the kernel.

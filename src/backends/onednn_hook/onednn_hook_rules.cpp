@@ -1,6 +1,6 @@
 // What the oneDNN target hook claims: convolutions with their bias, a residual add and relu,
-// clip or SiLU (oneDNN's post-ops), and dense / matmul with a bias and relu or GELU. Each rule's check
-// says why a match is refused (--explain shows it).
+// clip or SiLU (oneDNN's post-ops), and dense / matmul with a bias and relu or GELU, or with a bias and
+// a residual add. Each rule's check says why a match is refused (--explain shows it).
 #include "backends/onednn_hook/onednn_hook.h"
 #include "target/host.h"
 
@@ -37,6 +37,18 @@ Chain chain_of(const ir::Expr& root) {
   } else if (auto* m = as_op(e, OpCode::Mul); m && silu_operand(*m)) {
     ch.act = m;
     e = *silu_operand(*m);
+  }
+  // A GEMM's bias add, then a residual add: add(add(gemm, bias), residual), either order each.
+  auto gemm = [](const ir::Expr& x) { return as_op(x, OpCode::Dense) || as_op(x, OpCode::MatMul); };
+  auto biased_gemm = [&](const ir::Expr& x) {
+    auto* a = as_op(x, OpCode::Add);
+    return a && (gemm(a->args[0]) || gemm(a->args[1]));
+  };
+  if (auto* r = as_op(e, OpCode::Add); r && !ch.act && biased_gemm(r->args[0]) != biased_gemm(r->args[1])) {
+    const bool first = biased_gemm(r->args[0]);
+    ch.residual_add = r;
+    ch.residual = r->args[first ? 1 : 0];
+    e = r->args[first ? 0 : 1];
   }
   if (auto* a = as_op(e, OpCode::Add)) {
     const bool anchor_first = as_op(a->args[0], OpCode::Conv2d) || as_op(a->args[0], OpCode::Dense) ||
@@ -109,6 +121,10 @@ std::string check_gemm(const Match& m) {
     for (size_t i = 0; i + 2 < a.size(); ++i)
       if (a[i] != b[i] && bb != 1) return "onednn_hook matmul: batch dims broadcast in a way oneDNN's matmul does not";
   }
+  if (ch.residual_add && (!f32(ch.residual) || ch.residual->kind == ir::ExprKind::Constant ||
+                          ir::shape_of(ch.residual) != y))
+    return "onednn_hook: the residual " + shape_str(ir::shape_of(ch.residual)) + " is not a tensor of the result's shape " +
+           shape_str(y) + " (oneDNN's binary post-op would broadcast it)";
   if (ch.add) {
     Shape bs = ir::shape_of(ch.other);
     while (bs.size() > 1 && bs.front() == 1) bs.erase(bs.begin());
@@ -169,11 +185,15 @@ std::vector<CompositeRule> rules() {
   Pattern gemm = alt({op(OpCode::Dense, {wildcard(), constant(), constant()}), op(OpCode::Dense, {wildcard(), constant()}),
                       op(OpCode::MatMul, {wildcard(), wildcard()})});
   Pattern biased = add_either(gemm, constant());
+  // A transformer's residual connection after the GEMM's bias: oneDNN's binary add post-op, no
+  // pass of its own over the result.
+  Pattern residual_gemm = add_either(biased, wildcard());
   auto gemm_act = [](const Pattern& x) { return alt({op(OpCode::Relu, {x}), op(OpCode::Gelu, {x})}); };
   return {{"onednn_hook.conv_add_act", act(residual), check_conv},
           {"onednn_hook.conv_add", residual, check_conv},
           {"onednn_hook.conv_act", act(conv), check_conv},
           {"onednn_hook.conv", conv, check_conv},
+          {"onednn_hook.gemm_bias_add", residual_gemm, check_gemm},
           {"onednn_hook.gemm_bias_act", gemm_act(biased), check_gemm},
           {"onednn_hook.gemm_bias", biased, check_gemm},
           {"onednn_hook.gemm_act", gemm_act(gemm), check_gemm},

@@ -57,6 +57,9 @@ te::Tensor pool2d_stage(const std::string& name, bool global, const std::vector<
 // `act` is applied to the result by the primitive (an eltwise post-op).
 enum class GemmForm { Dense, MatMul, Rows };
 enum MatMulAct : int64_t { kActNone = 0, kActRelu = 1, kActGeluErf = 2, kActGeluTanh = 3 };
+// `residual`: a tensor of the result's shape added after the bias and the activation (oneDNN's
+// binary add post-op).
 te::Tensor matmul_stage(const std::string& name, GemmForm form, const te::Tensor& a, const te::Tensor& b,
-                        const te::Tensor* bias, const Shape& out, MatMulAct act = kActNone);
+                        const te::Tensor* bias, const Shape& out, MatMulAct act = kActNone,
+                        const te::Tensor* residual = nullptr);
 }  // namespace sy::externs::onednn

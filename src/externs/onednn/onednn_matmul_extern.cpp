@@ -22,7 +22,9 @@ using tag = memory::format_tag;
 
 // attrs: weight block (dense: its packed weight's block; 0: matmul's plain right operand; -1:
 // dense with a plain weight W [N, K]; -2: a right operand B [K, N] for every row of a [.., K]),
-// then optionally an activation as an eltwise post-op (MatMulAct).
+// then optionally an activation as an eltwise post-op (MatMulAct), then optionally 1: the buffer
+// before the result is a tensor of its shape added last (a binary add post-op).
+// Buffers: a, b, [bias], [the added tensor], the result.
 struct MatMulPrims {
   dnnl::matmul prim;
   memory::desc b, scratch;
@@ -31,8 +33,10 @@ struct MatMulPrims {
 
 struct MatMul {
   memory::desc a, b_user, c, bias;
-  bool has_bias = false;
+  bool has_bias = false, has_residual = false;
   int64_t act = 0;  // MatMulAct
+  // The binary add post-op's argument: after the activation's post-op, if any.
+  int residual_arg() const { return DNNL_ARG_ATTR_MULTIPLE_POST_OP(act != 0 ? 1 : 0) | DNNL_ARG_SRC_1; }
   std::vector<float> plain_b;  // a constant B (dense: W [N, K], i.e. B [K, N] with strides (1, K))
   PerThreads<MatMulPrims> prims;
   PerCaller callers;
@@ -44,14 +48,15 @@ struct MatMul {
     dnnl::matmul::desc d = has_bias ? dnnl::matmul::desc(a, b, bias, c) : dnnl::matmul::desc(a, b, c);
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);  // per run: concurrent runs share nothing
+    dnnl::post_ops po;
     if (act != 0) {
-      dnnl::post_ops po;
       const dnnl::algorithm alg = act == kActRelu     ? dnnl::algorithm::eltwise_relu
                                   : act == kActGeluErf ? dnnl::algorithm::eltwise_gelu_erf
                                                        : dnnl::algorithm::eltwise_gelu_tanh;
       po.append_eltwise(1.f, alg, 0.f, 0.f);
-      attr.set_post_ops(po);
     }
+    if (has_residual) po.append_binary(dnnl::algorithm::binary_add, c);
+    attr.set_post_ops(po);
     dnnl::matmul::primitive_desc pd(d, attr, cpu_engine());
     p.prim = dnnl::matmul(pd);
     p.b = pd.weights_desc();
@@ -86,13 +91,18 @@ memory::desc plain(const memory::dims& d) {
 
 void* matmul_init(const sy_extern_site* s, char* err, size_t err_size) {
   return init_or_explain(err, err_size, [&]() -> void* {
-    if (s->num_attrs != 1 && s->num_attrs != 2) throw std::runtime_error("matmul: unexpected attributes");
-    check_site(*s, 3, 4, s->num_attrs, "matmul");
+    if (s->num_attrs < 1 || s->num_attrs > 3 || (s->num_attrs == 3 && s->attrs[2] != 1))
+      throw std::runtime_error("matmul: unexpected attributes");
+    const bool residual = s->num_attrs == 3;
+    check_site(*s, residual ? 4 : 3, residual ? 5 : 4, s->num_attrs, "matmul");
     auto m = std::make_unique<MatMul>();
     const int64_t block = s->attrs[0];
-    m->act = s->num_attrs == 2 ? s->attrs[1] : 0;
+    m->act = s->num_attrs >= 2 ? s->attrs[1] : 0;
     if (m->act < 0 || m->act > kActGeluTanh) throw std::runtime_error("matmul: an activation of kind " + std::to_string(m->act));
-    m->has_bias = s->num_buffers == 4;
+    m->has_residual = residual;
+    m->has_bias = s->num_buffers == (residual ? 5 : 4);
+    if (residual && dims_of(*s, s->num_buffers - 2) != dims_of(*s, s->num_buffers - 1))
+      throw std::runtime_error("matmul: an added tensor of another shape than the result");
     const int out = s->num_buffers - 1;
     const memory::dims x = dims_of(*s, 0), w = dims_of(*s, 1), y = dims_of(*s, out);
     memory::dims ad, bd, cd;
@@ -157,11 +167,14 @@ int32_t matmul_run(void* state, void* const* b) {
                                         {DNNL_ARG_DST, unbound(m.c)},
                                         {DNNL_ARG_SCRATCHPAD, unbound(p.scratch)}};
       if (m.has_bias) a.emplace(DNNL_ARG_BIAS, unbound(m.bias));
+      if (m.has_residual) a.emplace(m.residual_arg(), unbound(m.c));
       return a;
     });
     r.set(DNNL_ARG_SRC, b[0]);
     if (m.plain_b.empty()) r.set(DNNL_ARG_WEIGHTS, b[1]);
-    r.set(DNNL_ARG_DST, b[m.has_bias ? 3 : 2]);
+    const int out = 2 + (m.has_bias ? 1 : 0) + (m.has_residual ? 1 : 0);
+    r.set(DNNL_ARG_DST, b[out]);
+    if (m.has_residual) r.set(m.residual_arg(), b[out - 1]);
     r.set(DNNL_ARG_SCRATCHPAD, run_buffer(kScratchpad, p.scratch.get_size()));
     if (m.has_bias) r.set(DNNL_ARG_BIAS, b[2]);
     p.prim.execute(r.stream, r.args);
@@ -194,12 +207,14 @@ std::string why_not_matmul(const ir::CallNode& c) {
 }  // namespace
 
 te::Tensor matmul_stage(const std::string& name, GemmForm form, const te::Tensor& a, const te::Tensor& b,
-                        const te::Tensor* bias, const Shape& out, MatMulAct act) {
+                        const te::Tensor* bias, const Shape& out, MatMulAct act, const te::Tensor* residual) {
   std::vector<te::Tensor> in{a, b};
   if (bias) in.push_back(*bias);
+  if (residual) in.push_back(*residual);
   const int64_t mode = form == GemmForm::Dense ? -1 : form == GemmForm::Rows ? -2 : 0;
   std::vector<int64_t> attrs{mode};
-  if (act != kActNone) attrs.push_back(act);
+  if (act != kActNone || residual) attrs.push_back(act);
+  if (residual) attrs.push_back(1);
   return te::stateful_extern_op(name, out, DType::f32, in, "sy_onednn_matmul", attrs);
 }
 

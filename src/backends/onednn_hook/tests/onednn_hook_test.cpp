@@ -255,6 +255,29 @@ TEST(OnednnHook, GemmsWithTheirEpilogues) {
   expect_matches_reference(cr, rows, {rnd({2, 7, 16}, 59)}, "matmul by a weight, batch of rows");
 }
 
+// A transformer's residual connection after a GEMM's bias (the encoder's FFN output): oneDNN's
+// binary add post-op, one kernel, either operand order; a residual that would broadcast is not
+// the post-op (the add stays a loop of its own).
+TEST(OnednnHook, AResidualAfterTheGemmsBiasIsItsPostOp) {
+  ir::Expr h = ir::var("h", ir::tensor_type({2, 7, 16}, DType::f32));
+  ir::Expr g = ir::call(OpCode::Add, {ir::call(OpCode::MatMul, {h, ir::constant(rnd({16, 16}, 94))}), ir::constant(rnd({16}, 95))});
+  for (bool gemm_first : {true, false}) {
+    ir::Module m = module_of({h}, ir::call(OpCode::Add, gemm_first ? std::vector<ir::Expr>{g, h} : std::vector<ir::Expr>{h, g}));
+    api::Compilation c = compile_with_hook(m);
+    EXPECT_EQ(hooked_kernels(c), 1);
+    EXPECT_EQ(c.native->executable->plan().kernels.size(), 1u) << "the residual add is the GEMM's post-op";
+    bool fused = false;
+    for (const partition::NodeDecision& d : c.partition.report.decisions) fused |= d.node == "composite onednn_hook.gemm_bias_add";
+    EXPECT_TRUE(fused);
+    expect_matches_reference(c, m, {rnd({2, 7, 16}, 96)}, gemm_first ? "matmul+bias+residual" : "residual+(bias+matmul)");
+  }
+  ir::Expr row = ir::var("row", ir::tensor_type({16}, DType::f32));
+  ir::Module broadcast = module_of({h, row}, ir::call(OpCode::Add, {g, row}));
+  api::Compilation cb = compile_with_hook(broadcast);
+  EXPECT_EQ(cb.native->executable->plan().kernels.size(), 2u) << "the GEMM, then the broadcast add";
+  expect_matches_reference(cb, broadcast, {rnd({2, 7, 16}, 97), rnd({16}, 98)}, "matmul+bias, then a broadcast add");
+}
+
 // GELU as ONNX exports of PyTorch spell it, after a GEMM with its bias: the GEMM's post-op, one
 // kernel; when the GEMM's result is read elsewhere too, a loop after the call.
 TEST(OnednnHook, AnErfGeluIsTheGemmsPostOp) {
