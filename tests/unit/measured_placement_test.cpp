@@ -205,20 +205,29 @@ struct Costs {
   }
 };
 
-void expect_same_values(const ir::Module& placed) {
-  std::vector<Tensor> in;
-  for (int i = 0; i < 4; ++i) in.push_back(sy::random_tensor({1, 64}, DType::f32, 10 + i));
-  runtime::CompiledModel cm = runtime::build_modules(placed, {&elem()}, target::host());
+// A placed module built with its backends and the native kernels, run on `in` (1 thread).
+std::vector<Tensor> run_placed(const ir::Module& placed, const std::vector<const backends::Backend*>& bs,
+                               const std::vector<Tensor>& in) {
+  runtime::CompiledModel cm = runtime::build_modules(placed, bs, target::host());
   native::CompileOptions no;
   no.target = target::host();
   native::Compiled nc = native::compile_native(cm.module, no);
   cm.module = nc.fused;
   cm.native = nc.executable;
-  std::vector<Tensor> got = cm.run(in, 1);
+  return cm.run(in, 1);
+}
+
+// chain() placed across `bs` gives the reference's values.
+void expect_same_values_on(const ir::Module& placed, const std::vector<const backends::Backend*>& bs) {
+  std::vector<Tensor> in;
+  for (int i = 0; i < 4; ++i) in.push_back(sy::random_tensor({1, 64}, DType::f32, 10 + i));
+  std::vector<Tensor> got = run_placed(placed, bs, in);
   std::vector<Tensor> want = reference::run_module(chain(), in).value();
   for (int64_t i = 0; i < want[0].numel(); ++i)
     ASSERT_NEAR(got[0].data<float>()[i], want[0].data<float>()[i], 1e-5 * (1 + std::abs(want[0].data<float>()[i])));
 }
+
+void expect_same_values(const ir::Module& placed) { expect_same_values_on(placed, {&elem()}); }
 
 // The middle node is cheaper natively (3.5 against 5 alone). Whether splitting it off pays
 // depends on what its two values cost to cross: fitted from the nodes alone (7 ms together)
@@ -333,21 +342,6 @@ std::function<std::optional<double>(const std::string&, const std::string&)> by_
   };
 }
 
-void expect_same_values_on(const ir::Module& placed, const std::vector<const backends::Backend*>& bs) {
-  std::vector<Tensor> in;
-  for (int i = 0; i < 4; ++i) in.push_back(sy::random_tensor({1, 64}, DType::f32, 10 + i));
-  runtime::CompiledModel cm = runtime::build_modules(placed, bs, target::host());
-  native::CompileOptions no;
-  no.target = target::host();
-  native::Compiled nc = native::compile_native(cm.module, no);
-  cm.module = nc.fused;
-  cm.native = nc.executable;
-  std::vector<Tensor> got = cm.run(in, 1);
-  std::vector<Tensor> want = reference::run_module(chain(), in).value();
-  for (int64_t i = 0; i < want[0].numel(); ++i)
-    ASSERT_NEAR(got[0].data<float>()[i], want[0].data<float>()[i], 1e-5 * (1 + std::abs(want[0].data<float>()[i])));
-}
-
 // The rules give chain() to elem, the first backend. Measured placement also asks adds for the
 // region; faster by more than the margin, adds takes it (its two adds; the multiply runs
 // natively), the report says so, the placed module computes the same, and the records replay it.
@@ -430,13 +424,7 @@ TEST(MeasuredPlacement, AnotherBackendTakesWhatAWrongOneLost) {
   EXPECT_EQ(mul->other, "muls");
   EXPECT_NE(mul->why.find("results differ from the reference"), std::string::npos) << mul->why;
   std::vector<Tensor> in = {sy::random_tensor({1, 8, 10, 10}, DType::f32, 1), sy::random_tensor({1, 8, 10, 10}, DType::f32, 2)};
-  runtime::CompiledModel cm = runtime::build_modules(r.module, bs, target::host());
-  native::CompileOptions no;
-  no.target = target::host();
-  native::Compiled nc = native::compile_native(cm.module, no);
-  cm.module = nc.fused;
-  cm.native = nc.executable;
-  std::vector<Tensor> got = cm.run(in, 1);
+  std::vector<Tensor> got = run_placed(r.module, bs, in);
   std::vector<Tensor> want = reference::run_module(model(), in).value();
   for (int64_t i = 0; i < want[0].numel(); ++i)
     ASSERT_NEAR(got[0].data<float>()[i], want[0].data<float>()[i], 1e-4 * (1 + std::abs(want[0].data<float>()[i])));
