@@ -1,7 +1,10 @@
 // Writing and reading .sya artifacts.
 #include "runtime/artifact.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -140,7 +143,10 @@ void save_artifact(const CompiledModel& model, const std::string& path) {
   std::string trailer;
   put_u64(trailer, checksum(covered.data(), covered.size()));
 
-  std::string tmp = path + ".tmp";
+  // A temporary name of this process and call: two compiles writing one artifact at once (tests
+  // run in parallel did) must not rename each other's half-written file.
+  static std::atomic<uint64_t> saves{0};
+  const std::string tmp = path + "." + std::to_string(::getpid()) + "." + std::to_string(saves++) + ".tmp";
   {
     std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
     if (!f) throw Error(path + ": cannot write the artifact");
@@ -155,7 +161,10 @@ void save_artifact(const CompiledModel& model, const std::string& path) {
   }
   std::error_code ec;
   std::filesystem::rename(tmp, path, ec);
-  if (ec) throw Error(path + ": cannot move the artifact into place: " + ec.message());
+  if (ec) {
+    std::filesystem::remove(tmp, ec);
+    throw Error(path + ": cannot move the artifact into place: " + ec.message());
+  }
 }
 
 CompiledModel load_artifact(const std::string& path, const std::vector<const backends::Backend*>& available) {
