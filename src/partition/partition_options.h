@@ -27,6 +27,16 @@ struct PartitionOptions {
   std::string symbol_prefix;
 };
 
+// `o` with `b` its only backend: the rules' placement of that backend alone (its `prefer` entries
+// kept, the others' dropped). Measured placement's single choices and per-region alternatives.
+inline PartitionOptions alone(const PartitionOptions& o, const backends::Backend& b) {
+  PartitionOptions a;
+  a.backends = {&b};
+  for (const auto& [op, name] : o.prefer)
+    if (name == b.name()) a.prefer.emplace(op, name);
+  return a;
+}
+
 // A value a node reads: the decision index of the node that makes it (-1: a model input, or a
 // value no op call makes) and its size. Constants are not listed (they travel with the node).
 struct NodeInput {

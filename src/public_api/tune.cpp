@@ -16,6 +16,7 @@
 
 #include "access.h"
 #include "switchyard/switchyard.h"
+#include "support/temporary_name.h"
 #include "target/target.h"
 #include "tune/records.h"
 #include "tune/task.h"
@@ -194,10 +195,12 @@ MergeResult merge_records(const std::vector<std::string>& inputs, const std::str
       all.insert(all.end(), rs.begin(), rs.end());
     }
     std::vector<sy::tune::Record> merged = sy::tune::merge_records(all);
-    const std::string tmp = output + ".tmp";
-    std::remove(tmp.c_str());
+    const std::string tmp = sy::temporary_name(output);
     sy::tune::append_records(tmp, merged);
-    if (std::rename(tmp.c_str(), output.c_str()) != 0) throw Error(output + ": cannot write");
+    if (std::rename(tmp.c_str(), output.c_str()) != 0) {
+      std::remove(tmp.c_str());
+      throw Error(output + ": cannot write");
+    }
     return MergeResult{static_cast<int64_t>(all.size()), static_cast<int64_t>(merged.size())};
   });
 }

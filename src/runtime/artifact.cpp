@@ -1,10 +1,7 @@
 // Writing and reading .sya artifacts.
 #include "runtime/artifact.h"
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <atomic>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -21,6 +18,7 @@
 #include "support/error.h"
 #include "support/mapped_file.h"
 #include "support/tensor_storage.h"
+#include "support/temporary_name.h"
 #include "switchyard/version.h"
 #include "target/host.h"
 #include "topi/topi.h"
@@ -143,10 +141,7 @@ void save_artifact(const CompiledModel& model, const std::string& path) {
   std::string trailer;
   put_u64(trailer, checksum(covered.data(), covered.size()));
 
-  // A temporary name of this process and call: two compiles writing one artifact at once (tests
-  // run in parallel did) must not rename each other's half-written file.
-  static std::atomic<uint64_t> saves{0};
-  const std::string tmp = path + "." + std::to_string(::getpid()) + "." + std::to_string(saves++) + ".tmp";
+  const std::string tmp = temporary_name(path);
   {
     std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
     if (!f) throw Error(path + ": cannot write the artifact");

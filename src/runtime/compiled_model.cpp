@@ -74,6 +74,17 @@ CompiledModel build_modules(const ir::Module& partitioned, const std::vector<con
   return cm;
 }
 
+CompiledModel build_runnable(const ir::Module& partitioned, const std::vector<const backends::Backend*>& available,
+                             const native::CompileOptions& native) {
+  CompiledModel cm = build_modules(partitioned, available, native.target.value_or(target::host()));
+  if (!cm.fallbacks.empty()) throw Error(cm.fallbacks[0]);
+  native::Compiled nc = native::compile_native(cm.module, native);
+  if (!nc.fallbacks.empty()) throw Error("kernel " + nc.fallbacks[0].first + " has no native implementation (" + nc.fallbacks[0].second + ")");
+  cm.module = std::move(nc.fused);
+  cm.native = std::move(nc.executable);
+  return cm;
+}
+
 std::vector<Tensor> CompiledModel::run(const std::vector<Tensor>& inputs, int threads, native::CallTimes* times) const {
   // Backend code (c_source's library) is built for the target too; the native executable checks
   // its own kernels, this covers a model without any.

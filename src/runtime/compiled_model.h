@@ -9,6 +9,7 @@
 
 #include "backends/backend.h"
 #include "ir/module.h"
+#include "native/compile.h"
 #include "native/executable.h"
 #include "native/hooked_regions.h"
 #include "support/tensor.h"
@@ -44,5 +45,12 @@ std::map<std::string, native::RegionSplitFn> region_splits(const std::vector<con
 // `target` is what generated code is built for (recorded in the model and its artifact).
 CompiledModel build_modules(const ir::Module& partitioned, const std::vector<const backends::Backend*>& available,
                             const target::Target& target);
+
+// build_modules for `native.target` (the host if unset), then compile_native: a model ready to run,
+// its module in fused form. Strict where build_modules forgives: a region its backend could not
+// build, or a kernel left to the reference executor, is an sy::Error naming it. For timing a
+// placement, where a quiet fallback would time something other than what was asked for.
+CompiledModel build_runnable(const ir::Module& partitioned, const std::vector<const backends::Backend*>& available,
+                             const native::CompileOptions& native);
 
 }  // namespace sy::runtime

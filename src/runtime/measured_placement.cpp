@@ -146,7 +146,11 @@ class Placer {
       records_.add(key, description, g.backend, 0, tune::Outcome::Wrong, whole->why, whole->backend_error, {},
                    opts_.threads);
       // Native is timed only beside another backend: this one lost whatever native costs.
-      if (opts_.others) time_others(g, *whole, false, key, description);
+      if (opts_.others) {
+        std::vector<Alternative> built = time_others(g, *whole, false, key, description);
+        decide(g, false);
+        keep_other(g, built);
+      }
       records_.add(key, description, "native", t.native_ms, tune::Outcome::Ok, "", 0, {}, opts_.threads);
       if (t.decision == Decision::Other) t.why = whole->why + "; " + others_text(t);
       return;
@@ -154,8 +158,10 @@ class Placer {
     t.backend_ms = whole->backend_ms;
     t.native_ms = whole->native_ms;
     if (search) search_split(g, backend, *whole, key, description);
-    if (opts_.others) time_others(g, *whole, true, key, description);
+    std::vector<Alternative> built;
+    if (opts_.others) built = time_others(g, *whole, true, key, description);
     decide(g);
+    keep_other(g, built);
     records_.add(key, description, g.backend, t.backend_ms, tune::Outcome::Ok, "", t.backend_error, {}, opts_.threads);
     records_.add(key, description, "native", t.native_ms, tune::Outcome::Ok, "", t.native_error, {}, opts_.threads);
     describe(g);
@@ -195,8 +201,9 @@ class Placer {
 
   // Asks every other backend for the region alone, builds and checks what each takes, and times
   // them beside the region's backend (when it ran: `backend_ran`) and native, all alternately.
-  void time_others(Region& g, const MeasuredRegion& whole, bool backend_ran, const std::string& key,
-                   const std::string& description) {
+  // Returns those timed, their partitions only (decide() then chooses among them).
+  std::vector<Alternative> time_others(Region& g, const MeasuredRegion& whole, bool backend_ran, const std::string& key,
+                                       const std::string& description) {
     RegionTiming& t = g.timing;
     std::vector<Alternative> built;
     for (const backends::Backend* b : popts_.backends) {
@@ -214,7 +221,7 @@ class Placer {
     }
     if (built.empty()) {
       if (!backend_ran) t.why += "; no other backend takes it";
-      return;
+      return built;
     }
     auto cost = [&](const std::string& who) { return opts_.cost ? opts_.cost(g.symbol, who) : std::nullopt; };
     std::vector<std::function<void()>> runs;
@@ -234,7 +241,7 @@ class Placer {
       m = time_alternately(runs, injected, opts_);
     } catch (const std::exception& e) {
       for (const Alternative& a : built) t.others.push_back({a.backend, 0, a.offloaded, std::string("failed while timed (") + e.what() + ")"});
-      return;
+      return {};
     }
     size_t k = 0;
     if (backend_ran) t.backend_ms = m[k++];
@@ -242,15 +249,17 @@ class Placer {
     for (Alternative& a : built) {
       t.others.push_back({a.backend, m[k], a.offloaded, ""});
       records_.add(key, description, "other:" + a.backend, m[k], tune::Outcome::Ok, "", a.error, {}, opts_.threads);
+      a.model = CompiledModel();  // only its partition is kept
       ++k;
     }
-    decide(g, backend_ran);
-    if (t.decision == Decision::Other)
-      for (Alternative& a : built)
-        if (a.backend == t.other) {
-          a.model = CompiledModel();  // only its partition is kept
-          g.other = std::move(a);
-        }
+    return built;
+  }
+
+  // The partition of the other backend decide() chose, if it chose one.
+  static void keep_other(Region& g, std::vector<Alternative>& built) {
+    if (g.timing.decision != Decision::Other) return;
+    for (Alternative& a : built)
+      if (a.backend == g.timing.other) g.other = std::move(a);
   }
 
   // The names of an other backend's regions: new to the placed module.
@@ -534,12 +543,8 @@ class Placer {
         return std::nullopt;
       }
     }
-    CompiledModel cm = build_modules(pr.module, popts_.backends,
-                                     opts_.native.target.value_or(target::host()));
     try {
-      native::Compiled nc = native::compile_native(cm.module, opts_.native);
-      cm.module = nc.fused;
-      cm.native = nc.executable;
+      CompiledModel cm = build_runnable(pr.module, popts_.backends, opts_.native);
       const double err = relative_error(cm.run(whole.inputs, opts_.threads), whole.want);
       if (err > opts_.tolerance) {
         char b[96];

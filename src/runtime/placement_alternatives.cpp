@@ -5,16 +5,12 @@
 
 #include "partition/pipeline.h"
 #include "runtime/region_timing.h"
-#include "target/host.h"
 
 namespace sy::runtime {
 
 std::optional<Alternative> partition_alternative(const ir::Module& plain, const backends::Backend& b,
                                                  const partition::PartitionOptions& popts, const std::string& prefix) {
-  partition::PartitionOptions o;
-  o.backends = {&b};
-  for (const auto& [op, name] : popts.prefer)
-    if (name == b.name()) o.prefer.emplace(op, name);
+  partition::PartitionOptions o = partition::alone(popts, b);
   o.symbol_prefix = prefix;
   partition::PartitionResult r = partition::partition_module(plain, o);
   Alternative a;
@@ -31,18 +27,13 @@ bool build_alternative(Alternative* a, const std::vector<const backends::Backend
                        const PlacementOptions& opts, const std::vector<Tensor>& inputs,
                        const std::vector<Tensor>& want, std::string* why) {
   try {
-    CompiledModel cm = build_modules(a->parts, backends, opts.native.target.value_or(target::host()));
-    if (!cm.fallbacks.empty()) {
-      *why = a->backend + " failed to build its part (" + cm.fallbacks[0] + ")";
+    CompiledModel cm;
+    try {
+      cm = build_runnable(a->parts, backends, opts.native);
+    } catch (const std::exception& e) {
+      *why = a->backend + " failed to build its part (" + e.what() + ")";
       return false;
     }
-    native::Compiled nc = native::compile_native(cm.module, opts.native);
-    if (!nc.fallbacks.empty()) {
-      *why = a->backend + " failed to lower its part (" + nc.fallbacks[0].second + ")";
-      return false;
-    }
-    cm.module = nc.fused;
-    cm.native = nc.executable;
     a->error = relative_error(cm.run(inputs, opts.threads), want);
     if (a->error > opts.tolerance) {
       char b[64];

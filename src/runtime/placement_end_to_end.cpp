@@ -13,7 +13,6 @@
 #include "runtime/region_timing.h"
 #include "support/error.h"
 #include "support/random_tensor.h"
-#include "target/host.h"
 
 namespace sy::runtime {
 
@@ -29,16 +28,6 @@ std::string structure(const ir::Module& m) {
   ir::PrintOptions po;
   po.constant_data = false;
   return ir::print_module(m, po);
-}
-
-CompiledModel build(const ir::Module& partitioned, const partition::PartitionOptions& popts, const PlacementOptions& opts) {
-  CompiledModel cm = build_modules(partitioned, popts.backends, opts.native.target.value_or(target::host()));
-  if (!cm.fallbacks.empty()) throw Error(cm.fallbacks[0]);
-  native::Compiled nc = native::compile_native(cm.module, opts.native);
-  if (!nc.fallbacks.empty()) throw Error(nc.fallbacks[0].second);
-  cm.module = nc.fused;
-  cm.native = nc.executable;
-  return cm;
 }
 
 std::string ms_text(double v) {
@@ -78,13 +67,7 @@ partition::PartitionResult check_end_to_end(const ir::Module& model, const parti
     cs.back().placement = std::move(p);
   };
   add("measured", std::move(measured));
-  for (const backends::Backend* b : popts.backends) {
-    partition::PartitionOptions o;
-    o.backends = {b};
-    for (const auto& [op, name] : popts.prefer)
-      if (name == b->name()) o.prefer.emplace(op, name);
-    add(b->name(), partition::partition_module(model, o));
-  }
+  for (const backends::Backend* b : popts.backends) add(b->name(), partition::partition_module(model, partition::alone(popts, *b)));
   {
     partition::PartitionOptions o;  // no backend: every node native
     add("native", partition::partition_module(model, o));
@@ -135,7 +118,7 @@ partition::PartitionResult check_end_to_end(const ir::Module& model, const parti
     WholeModelTiming::Candidate& c = w.candidates[i];
     if (opts.progress) opts.progress("placing: the whole model, " + cs[i].name + (i == 0 || cs[i].name == "native" ? "" : " alone"));
     try {
-      cs[i].model = build(cs[i].placement.module, popts, opts);
+      cs[i].model = build_runnable(cs[i].placement.module, popts.backends, opts.native);
       const double err = relative_error(cs[i].model.run(inputs, opts.threads), *want);
       if (err > opts.tolerance) {
         char b[96];

@@ -208,13 +208,9 @@ struct Costs {
 // A placed module built with its backends and the native kernels, run on `in` (1 thread).
 std::vector<Tensor> run_placed(const ir::Module& placed, const std::vector<const backends::Backend*>& bs,
                                const std::vector<Tensor>& in) {
-  runtime::CompiledModel cm = runtime::build_modules(placed, bs, target::host());
   native::CompileOptions no;
   no.target = target::host();
-  native::Compiled nc = native::compile_native(cm.module, no);
-  cm.module = nc.fused;
-  cm.native = nc.executable;
-  return cm.run(in, 1);
+  return runtime::build_runnable(placed, bs, no).run(in, 1);
 }
 
 // chain() placed across `bs` gives the reference's values.
