@@ -2,13 +2,15 @@
 // extern stage: made at load, weights reordered once), the rest of the region's values plain
 // tensor expressions, all in one loop-IR kernel that the native pipeline plans and builds.
 //
-// Layouts: oneDNN's convolutions run fastest on channel-blocked activations (nChw16c with
-// AVX-512, nChw8c with AVX2) and pay a reorder on each side of a call on NCHW. The BYOC backend
-// keeps the blocked layout inside its regions; so does the hook: every tensor a convolution reads
-// or writes whose channels the block divides is blocked, the region's inputs and results are
-// NCHW (what the native kernels around read), and the reorders between the two are loops of the
-// kernel at the region's edges (or where a blocked value meets a reader that wants it plain).
+// Layouts: oneDNN's convolutions run fastest on their own layout (layout_for: NHWC with AVX-512,
+// nChw8c with AVX2) and pay a reorder on each side of a call on NCHW. The BYOC backend keeps that
+// layout inside its regions; so does the hook: every tensor a convolution reads or writes whose
+// channels the layout fits is in it ("blocked" here: [N, C/B, H, W, B], NHWC being B = C), the
+// region's inputs and results are NCHW (what the native kernels around read), and the reorders
+// between the two are loops of the kernel at the region's edges (or where a blocked value meets a
+// reader that wants it plain).
 #include <unordered_map>
+#include <unordered_set>
 
 #include "backends/onednn_hook/onednn_hook.h"
 #include "externs/onednn/onednn_externs.h"
@@ -36,7 +38,7 @@ struct Value {
 
 class Lowering {
  public:
-  explicit Lowering(int64_t block) : block_(block) {}
+  explicit Lowering(Layout layout) : L_(layout) {}
 
   te::Tensor plain(const Value& v) {
     if (!v.blocked) return v.t;
@@ -45,11 +47,14 @@ class Lowering {
     const te::Tensor x = v.t;
     const Shape& s = x.shape();
     const int64_t B = s[4];
+    const bool nhwc = s[1] == 1;  // one block of all channels: no division in the index
     te::Tensor y = te::compute({s[0], s[1] * s[4], s[2], s[3]}, [&](const std::vector<tir::Expr>& i) {
+      if (nhwc) return x({i[0], tir::int_imm(0), i[2], i[3], i[1]});
       return x({i[0], i[1] / tir::int_imm(B), i[2], i[3], i[1] % tir::int_imm(B)});
     }, numbered("to_nchw", static_cast<int64_t>(stages_.size())));
     stages_.push_back(y);
-    to_nchw_[y.op().get()] = B;
+    to_nchw_[y.op().get()] = tile(B);
+    if (nhwc) nhwc_.insert(y.op().get());
     plain_[v.t.op().get()] = y;
     return y;
   }
@@ -60,23 +65,37 @@ class Lowering {
     if (it != blocked_.end()) return it->second;
     const te::Tensor x = v.t;
     const Shape& s = x.shape();
-    const int64_t B = block_;
+    const int64_t B = L_.block(s[1]);
+    const bool nhwc = B == s[1];
     te::Tensor y = te::compute({s[0], s[1] / B, s[2], s[3], B}, [&](const std::vector<tir::Expr>& i) {
+      if (nhwc) return x({i[0], i[4], i[2], i[3]});
       return x({i[0], i[1] * tir::int_imm(B) + i[4], i[2], i[3]});
     }, numbered("to_blocked", static_cast<int64_t>(stages_.size())));
     stages_.push_back(y);
+    to_blocked_[y.op().get()] = tile(B);
+    if (nhwc) nhwc_.insert(y.op().get());
     blocked_[v.t.op().get()] = y;
     return y;
   }
 
-  bool blockable(int64_t channels) const { return block_ > 1 && channels % block_ == 0; }
+  bool blockable(int64_t channels) const { return L_.fits(channels); }
+  // The channels a reorder moves together: a vector's worth (or a divisor) of a block's.
+  int64_t tile(int64_t block) const {
+    for (int64_t f : {L_.lanes, int64_t{8}, int64_t{4}})
+      if (f > 1 && f <= block && block % f == 0) return f;
+    return block;
+  }
+  Shape blocked_shape(const Shape& y) const {
+    const int64_t B = L_.block(y[1]);
+    return {y[0], y[1] / B, y[2], y[3], B};
+  }
 
   // `in_place`: the piece's result may be planned in its residual's storage (sum post-op).
   Value conv(const Chain& ch, const std::unordered_map<const ir::ExprNode*, Value>& in, int site, bool in_place) {
     const ir::CallNode& c = *ch.anchor;
     const Shape& y = ir::as_tensor(c.type).shape;
     const Value& xv = in.at(c.args[0].get());
-    const ConvLayouts cl = conv_layouts(c, block_);
+    const ConvLayouts cl = conv_layouts(c, L_);
     const bool src_blocked = cl.src, dst_blocked = cl.dst;
     const te::Tensor src = src_blocked ? blocked(xv) : plain(xv);
     const te::Tensor w = in.at(c.args[1].get()).t;
@@ -94,8 +113,8 @@ class Lowering {
       const auto& a = ch.act->attrs_as<ops::ClipAttrs>();
       posts.push_back({dnnl_ext::ConvPost::Clip, a.min, a.max});
     }
-    const Shape out = dst_blocked ? Shape{y[0], y[1] / block_, y[2], y[3], block_} : y;
-    return {dnnl_ext::conv2d_stage(numbered("conv", site), c, src, w, bias, posts, added, out), dst_blocked};
+    const Shape out = dst_blocked ? blocked_shape(y) : y;
+    return {dnnl_ext::conv2d_stage(numbered("conv", site), c, src, w, bias, posts, added, out, L_.nhwc), dst_blocked};
   }
 
   Value pool(const ir::CallNode& c, const std::unordered_map<const ir::ExprNode*, Value>& in, int site) {
@@ -105,7 +124,7 @@ class Lowering {
     // The layout of the input (the primitive is made for it), blocked where the channels allow.
     const bool blocked_io = xv.blocked || blockable(x[1]);
     const te::Tensor src = blocked_io ? blocked(xv) : plain(xv);
-    const Shape out = blocked_io ? Shape{y[0], y[1] / block_, y[2], y[3], block_} : y;
+    const Shape out = blocked_io ? blocked_shape(y) : y;
     const bool global = c.op == OpCode::GlobalAvgPool2d;
     std::vector<int64_t> kernel, strides, padding;
     if (!global) {
@@ -116,7 +135,7 @@ class Lowering {
       for (int d = 0; d < 2; ++d)  // the end padding the windows use (more changes nothing for a max)
         padding[2 + d] = std::max<int64_t>(0, (y[2 + d] - 1) * a.strides[d] + a.kernel[d] - x[2 + d] - a.padding[d]);
     }
-    return {dnnl_ext::pool2d_stage(numbered("pool", site), global, kernel, strides, padding, src, out), blocked_io};
+    return {dnnl_ext::pool2d_stage(numbered("pool", site), global, kernel, strides, padding, src, out, L_.nhwc), blocked_io};
   }
 
   // `gelu`: an erf-GELU composite that reads only this GEMM's result follows (fused_gelu).
@@ -159,12 +178,31 @@ class Lowering {
     for (const te::Tensor& t : stages_) {
       te::Stage& st = s[t];
       if (auto b = to_nchw_.find(t.op().get()); b != to_nchw_.end()) {
-        // NCHW from blocked: a row of B channels' pixels at a time, the channel innermost, so that
-        // the reads run along the blocked buffer and the writes along B rows. (Channel by
-        // channel, each plane read every 16th float: ResNet-50's 64x112x112 took 0.36 ms.)
+        // NCHW from blocked: a row of a tile of channels' pixels at a time (the block, or a
+        // vector's worth of NHWC's channels), the channel innermost, so that the reads run along
+        // the blocked buffer and the writes along the tile's rows. (Channel by channel, each plane
+        // read every 16th float: ResNet-50's 64x112x112 took 0.36 ms; all of NHWC's channels
+        // innermost, EfficientNet's 1152x7x7 took 0.13 ms.)
         const te::Axis n = st.leaves()[0], c = st.leaves()[1], h = st.leaves()[2], w = st.leaves()[3];
         auto [cb, ci] = st.split(c, b->second);
-        st.reorder({n, cb, h, w, ci});
+        if (nhwc_.count(t.op().get())) {  // by rows: each line of the source read once
+          st.reorder({n, h, cb, w, ci});
+          st.parallel(st.fuse(n, h));
+        } else {
+          st.reorder({n, cb, h, w, ci});
+          st.parallel(st.fuse(st.fuse(n, cb), h));
+        }
+        continue;
+      }
+      if (auto b = to_blocked_.find(t.op().get()); b != to_blocked_.end()) {
+        // Blocked from NCHW, the mirror: parallel over rows (NHWC's N x 1 is no parallel
+        // extent), a tile of channels' rows read at a time, written a tile of channels per pixel.
+        const te::Axis n = st.leaves()[0], cb = st.leaves()[1], h = st.leaves()[2], w = st.leaves()[3], c = st.leaves()[4];
+        auto [co, ci] = st.split(c, b->second);
+        if (nhwc_.count(t.op().get()))
+          st.reorder({n, cb, h, w, co, ci});  // each pixel's channels written in a run
+        else
+          st.reorder({n, cb, h, co, w, ci});
         st.parallel(st.fuse(st.fuse(n, cb), h));
         continue;
       }
@@ -175,17 +213,19 @@ class Lowering {
   }
 
  private:
-  int64_t block_;
+  Layout L_;
   std::unordered_map<const te::OperationNode*, te::Tensor> plain_, blocked_;
   std::vector<te::Tensor> stages_;
-  std::unordered_map<const te::OperationNode*, int64_t> to_nchw_;  // -> its block
+  // The reorders -> the channels moved together (tile()).
+  std::unordered_map<const te::OperationNode*, int64_t> to_nchw_, to_blocked_;
+  std::unordered_set<const te::OperationNode*> nhwc_;  // the reorders from and to NHWC
 };
 
 }  // namespace
 
 tir::PrimFunc lower_region(const ir::FunctionNode& fn, const std::string& name, const target::Target& target) {
-  // oneDNN's blocked layout for f32 is one vector of the target's ISA: 16 lanes with AVX-512, 8 with AVX2.
-  Lowering low(target.vector_lanes());
+  const Layout layout = layout_for(target, &fn);
+  Lowering low(layout);
   std::unordered_map<const ir::ExprNode*, Value> value;
   std::vector<te::Tensor> args;
   for (size_t i = 0; i < fn.params.size(); ++i) {
@@ -235,7 +275,7 @@ tir::PrimFunc lower_region(const ir::FunctionNode& fn, const std::string& name, 
       if (c->op == OpCode::Reshape && from.size() == 5 && to.size() == 4 && !src.blocked && perm(inner) == to_nchw_perm &&
           to == Shape{from[0], from[1] * from[4], from[2], from[3]}) {
         value[e.get()] = {src.t, true};  // [N, C/B, H, W, B] read as NCHW
-      } else if (c->op == OpCode::Transpose && from.size() == 4 && to.size() == 5 && to[4] == target.vector_lanes() &&
+      } else if (c->op == OpCode::Transpose && from.size() == 4 && to.size() == 5 && to[4] == layout.block(from[1]) &&
                  perm(c) == to_blocked_perm && ir::as_tensor(inner->type).shape == Shape{from[0], from[1] / to[4], to[4], from[2], from[3]}) {
         value[e.get()] = {low.blocked(src), false};
       } else {

@@ -94,10 +94,10 @@ std::string check_conv(const Match& m) {
   // oneDNN's GEMM-based convolutions (NCHW results) apply an eltwise post-op in a loop of their
   // own, 10-20x the convolution: EfficientNet's 24 -> 144 channel 1x1 on 56x56 2.1 ms with SiLU,
   // 0.13 ms without; MobileNetV2's with ReLU6 1.6 ms. The activation is then a native kernel.
-  if (ch.act && !conv_layouts(*ch.anchor, target::host().vector_lanes()).dst)
+  if (ch.act && !conv_layouts(*ch.anchor, layout_for(target::host())).dst)
     return "onednn_hook conv2d: an activation on an NCHW result (" +
            std::to_string(ir::as_tensor(ch.anchor->type).shape[1]) + " channels, not whole blocks) runs slowly in oneDNN";
-  if (!conv_has_kernel(*ch.anchor, target::host().vector_lanes()))
+  if (!conv_has_kernel(*ch.anchor, layout_for(target::host())))
     return "onednn_hook conv2d: oneDNN has only its reference loop for it, in NCHW and blocked layouts";
   return "";
 }

@@ -2,8 +2,8 @@
 // per layout change at the region's edges, so that the tensors between them are planned by the
 // native memory planner, in the arena the native kernels share (one kernel per region kept its
 // intermediates as temporaries of that kernel, all live until its end). The layout stays
-// oneDNN's blocked one between the convolutions: a piece's parameters and result are the blocked
-// tensors [N, C/B, H, W, B], its body says what they mean (the layout changes around the
+// oneDNN's (layout_for: NHWC or channel-blocked) between the convolutions: a piece's parameters
+// and result are the blocked tensors [N, C/B, H, W, B], its body says what they mean (the layout changes around the
 // composite), and the lowering (onednn_hook_lower.cpp) calls the primitive on them directly.
 #include <unordered_map>
 
@@ -32,10 +32,11 @@ ir::Expr transpose(ir::Expr x, std::vector<int64_t> perm) {
   return ir::call(OpCode::Transpose, {std::move(x)}, a);
 }
 
-ir::FuncAttrs piece_attrs() {
+ir::FuncAttrs piece_attrs(const Layout& L) {
   ir::FuncAttrs a;
   a.emplace(native::kLoweredByAttr, "onednn_hook");
   a.emplace("Compiler", "onednn_hook");
+  a.emplace(kLayoutAttr, L.nhwc ? "nhwc" : "blocked");  // the region's, which the lowering cannot see
   return a;
 }
 
@@ -47,17 +48,18 @@ struct Held {
 
 class Splitter {
  public:
-  explicit Splitter(int64_t block) : B_(block) {}
+  explicit Splitter(Layout layout) : L_(layout) {}
 
   bool blockable(const ir::Expr& x) const {
     const Shape& s = ir::shape_of(x);
-    return B_ > 1 && s.size() == 4 && s[1] % B_ == 0;
+    return s.size() == 4 && L_.fits(s[1]);
   }
 
   // x [N, C, H, W] as [N, C/B, H, W, B]; and back.
   ir::Expr to_blocked_expr(const ir::Expr& x) const {
     const Shape& s = ir::shape_of(x);
-    return transpose(reshape(x, {s[0], s[1] / B_, B_, s[2], s[3]}), {0, 1, 3, 4, 2});
+    const int64_t B = L_.block(s[1]);
+    return transpose(reshape(x, {s[0], s[1] / B, B, s[2], s[3]}), {0, 1, 3, 4, 2});
   }
   ir::Expr to_nchw_expr(const ir::Expr& xb) const {
     const Shape& s = ir::shape_of(xb);
@@ -70,7 +72,7 @@ class Splitter {
     auto it = to_blocked_.find(h.e.get());
     if (it != to_blocked_.end()) return it->second;
     ir::Expr p = ir::var("x", h.e->type);
-    ir::Expr call = ir::call_function(ir::function({p}, to_blocked_expr(p), piece_attrs()), {h.e});
+    ir::Expr call = ir::call_function(ir::function({p}, to_blocked_expr(p), piece_attrs(L_)), {h.e});
     return to_blocked_[h.e.get()] = call;
   }
   ir::Expr plain(const Held& h) {
@@ -78,7 +80,7 @@ class Splitter {
     auto it = to_nchw_.find(h.e.get());
     if (it != to_nchw_.end()) return it->second;
     ir::Expr p = ir::var("x", h.e->type);
-    ir::Expr call = ir::call_function(ir::function({p}, to_nchw_expr(p), piece_attrs()), {h.e});
+    ir::Expr call = ir::call_function(ir::function({p}, to_nchw_expr(p), piece_attrs(L_)), {h.e});
     return to_nchw_[h.e.get()] = call;
   }
 
@@ -95,8 +97,8 @@ class Splitter {
     // the block divides: written NCHW, oneDNN's convolutions fall back to GEMM-based kernels
     // (ResNet-50's stem: 4.5 ms instead of 0.9); a reorder piece makes NCHW where a reader needs it.
     // A convolution's pair of layouts is one oneDNN has a kernel for (conv_layouts).
-    const ConvLayouts cl = conv ? conv_layouts(*ch.anchor, B_) : ConvLayouts{};
-    const bool out_blocked = conv ? cl.dst : pool && B_ > 1 && ir::as_tensor(c.type).shape[1] % B_ == 0;
+    const ConvLayouts cl = conv ? conv_layouts(*ch.anchor, L_) : ConvLayouts{};
+    const bool out_blocked = conv ? cl.dst : pool && L_.fits(ir::as_tensor(c.type).shape[1]);
     std::vector<ir::Expr> params, args, inner_args;
     int data_param = -1, added_param = -1;  // the piece's parameters of a convolution's data and residual
     for (size_t i = 0; i < c.args.size(); ++i) {
@@ -124,7 +126,7 @@ class Splitter {
       body = ir::call_function(then->callee, then_args);
     }
     if (out_blocked) body = to_blocked_expr(body);
-    ir::FuncAttrs attrs = piece_attrs();
+    ir::FuncAttrs attrs = piece_attrs(L_);
     // A residual the convolution accumulates onto (oneDNN's sum post-op) may share the result's
     // storage when nothing reads it after, not when it is also the convolution's data.
     if (added_param >= 0 && ch.add && args[static_cast<size_t>(added_param)].get() != (data_param >= 0 ? args[static_cast<size_t>(data_param)].get() : nullptr))
@@ -133,14 +135,14 @@ class Splitter {
   }
 
  private:
-  int64_t B_;
+  Layout L_;
   std::unordered_map<const ir::ExprNode*, ir::Expr> to_blocked_, to_nchw_;
 };
 
 }  // namespace
 
 std::optional<ir::Expr> split_region(const ir::FunctionNode& fn, const target::Target& target) {
-  Splitter sp(target.vector_lanes());
+  Splitter sp(layout_for(target, &fn));
   std::unordered_map<const ir::ExprNode*, Held> held;
   std::vector<ir::Expr> params;
   for (const ir::Expr& p : fn.params) {

@@ -31,7 +31,9 @@ using dnnl::memory;
 using tag = memory::format_tag;
 
 // attrs: stride h w, pad top left bottom right, dilation h w, groups, weight block (0: plain
-// [O, C/G, KH, KW] weight), blocked activations (0/1), bias (0/1), the number of post-ops, then
+// [O, C/G, KH, KW] weight), the activations' layout (0: as the buffers' ranks say, NCHW or
+// nChw<B>c; 1: NCHW buffers reordered inside the call to the layout oneDNN picks; 2: the blocked
+// buffers are NHWC, [N, 1, H, W, C]), bias (0/1), the number of post-ops, then
 // three per post-op in the order they apply: kind and its two operands (relu: -; clip: the
 // bounds' float bits; add: the buffer added, of the result's shape; sum, first only: the buffer
 // added, which the result's buffer holds before the primitive accumulates onto it: copied there
@@ -74,7 +76,7 @@ struct ConvPrims {
 struct Conv {
   memory::desc src_user, dst_user, wei_user, bias;
   memory::dims strides, dil, pad_l, pad_r;
-  bool has_bias = false, blocked = false;
+  bool has_bias = false, blocked = false, nhwc = false;
   int out = 0;  // the output's buffer: after x, w, [bias] and the added tensors
   std::vector<Post> posts;
   std::vector<float> plain_weight;  // a constant weight, plain, for primitives made after init
@@ -138,7 +140,9 @@ void* conv_init(const sy_extern_site* s, char* err, size_t err_size) {
     const int64_t* a = s->attrs;
     auto c = std::make_unique<Conv>();
     c->has_bias = a[kHasBias] != 0;
-    c->blocked = a[kBlocked] != 0;
+    if (a[kBlocked] < 0 || a[kBlocked] > 2) throw std::runtime_error("conv2d: an unknown layout");
+    c->blocked = a[kBlocked] == 1;
+    c->nhwc = a[kBlocked] == 2;
     c->out = out;
     for (int64_t i = 0; i < a[kNumPosts]; ++i) {
       Post p{a[kNumAttrs + 3 * i], a[kNumAttrs + 3 * i + 1], a[kNumAttrs + 3 * i + 2]};
@@ -154,8 +158,8 @@ void* conv_init(const sy_extern_site* s, char* err, size_t err_size) {
     const int64_t G = a[kGroups], O = y[1], C = x[1], KH = s->shapes[1][2], KW = s->shapes[1][3];
     if (G < 1 || C % G || O % G) throw std::runtime_error("conv2d: channels not divisible by the groups");
     try {
-      c->src_user = activation_desc(*s, 0);
-      c->dst_user = activation_desc(*s, out);
+      c->src_user = activation_desc(*s, 0, c->nhwc);
+      c->dst_user = activation_desc(*s, out, c->nhwc);
     } catch (const std::runtime_error& e) {
       throw std::runtime_error(std::string("conv2d: ") + e.what());
     }
@@ -344,14 +348,14 @@ std::string conv2d_implementation(const ir::CallNode& conv, int64_t src_block, i
 
 te::Tensor conv2d_stage(const std::string& name, const ir::CallNode& conv, const te::Tensor& x, const te::Tensor& w,
                         const te::Tensor* bias, const std::vector<ConvPost>& posts, const std::vector<te::Tensor>& added,
-                        const Shape& out) {
+                        const Shape& out, bool nhwc) {
   const auto& a = conv.attrs_as<ops::Conv2dAttrs>();
   const int64_t block = w.shape().size() == 5 ? w.shape()[4] : 0;
   std::vector<te::Tensor> in{x, w};
   if (bias) in.push_back(*bias);
   std::vector<int64_t> attrs = {a.strides[0], a.strides[1], a.padding[0], a.padding[1], a.padding[2],
                                 a.padding[3], a.dilation[0], a.dilation[1], a.groups,     block,
-                                0,            bias ? 1 : 0,  static_cast<int64_t>(posts.size())};
+                                nhwc ? 2 : 0, bias ? 1 : 0,  static_cast<int64_t>(posts.size())};
   size_t next = 0;
   for (const ConvPost& p : posts) {
     SY_CHECK((p.kind != ConvPost::Add && p.kind != ConvPost::Sum) || next < added.size())

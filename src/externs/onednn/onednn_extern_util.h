@@ -18,6 +18,7 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include "externs/onednn/onednn_externs.h"
 #include "switchyard/extern_abi.h"
 #include "topi/topi.h"
 
@@ -27,19 +28,20 @@ inline dnnl::memory::dims dims_of(const sy_extern_site& s, int buffer) {
   return dnnl::memory::dims(s.shapes[buffer], s.shapes[buffer] + s.ranks[buffer]);
 }
 
-// Activations are NCHW (rank 4) or channel-blocked [N, C/B, H, W, B] (rank 5, B = 4, 8 or 16:
-// oneDNN's nChw<B>c, what its convolutions and poolings prefer), as a target hook keeps them
-// between its primitives.
+// Activations are NCHW (rank 4) or channel-blocked [N, C/B, H, W, B] (rank 5: oneDNN's nChw<B>c
+// for B = 4, 8 or 16; or NHWC, [N, 1, H, W, C], when the call says so), as a target hook keeps
+// them between its primitives.
 inline dnnl::memory::dims logical_dims(const sy_extern_site& s, int buffer) {
   dnnl::memory::dims d = dims_of(s, buffer);
   if (d.size() == 5) return {d[0], d[1] * d[4], d[2], d[3]};
   return d;
 }
 
-// NCHW dims `d` as NCHW (block 0) or channel-blocked by `block`.
+// NCHW dims `d` as NCHW (block 0), channel-blocked by `block`, or NHWC (kNhwcBlock).
 inline dnnl::memory::desc activation_desc(const dnnl::memory::dims& d, int64_t block) {
   using tag = dnnl::memory::format_tag;
   if (block == 0) return dnnl::memory::desc(d, dnnl::memory::data_type::f32, tag::nchw);
+  if (block == kNhwcBlock) return dnnl::memory::desc(d, dnnl::memory::data_type::f32, tag::nhwc);
   switch (block) {
     case 16: return dnnl::memory::desc(d, dnnl::memory::data_type::f32, tag::nChw16c);
     case 8: return dnnl::memory::desc(d, dnnl::memory::data_type::f32, tag::nChw8c);
@@ -48,8 +50,11 @@ inline dnnl::memory::desc activation_desc(const dnnl::memory::dims& d, int64_t b
   }
 }
 
-inline dnnl::memory::desc activation_desc(const sy_extern_site& s, int buffer) {
-  return activation_desc(logical_dims(s, buffer), s.ranks[buffer] == 4 ? 0 : s.shapes[buffer][4]);
+// `nhwc`: a rank-5 buffer is [N, 1, H, W, C].
+inline dnnl::memory::desc activation_desc(const sy_extern_site& s, int buffer, bool nhwc = false) {
+  if (nhwc && s.ranks[buffer] == 5 && s.shapes[buffer][1] != 1)
+    throw std::runtime_error("an NHWC buffer of more than one block");
+  return activation_desc(logical_dims(s, buffer), s.ranks[buffer] == 4 ? 0 : nhwc ? kNhwcBlock : s.shapes[buffer][4]);
 }
 
 // Never destroyed: states freed during static destruction must not outlive it.

@@ -18,8 +18,9 @@ namespace {
 
 using dnnl::memory;
 
-// attrs: kind (1 max, 2 global average), kernel h w, strides h w, padding top left bottom right.
-enum Attr { kKind, kKh, kKw, kSh, kSw, kPt, kPl, kPb, kPr, kNumAttrs };
+// attrs: kind (1 max, 2 global average), kernel h w, strides h w, padding top left bottom right,
+// and 1 when the blocked buffers are NHWC ([N, 1, H, W, C]).
+enum Attr { kKind, kKh, kKw, kSh, kSw, kPt, kPl, kPb, kPr, kNhwc, kNumAttrs };
 
 struct PoolPrims {
   dnnl::pooling_v2_forward prim;
@@ -45,13 +46,16 @@ struct Pool {
 
 void* pool_init(const sy_extern_site* s, char* err, size_t err_size) {
   return init_or_explain(err, err_size, [&]() -> void* {
-    check_site(*s, 2, 2, kNumAttrs, "pool2d");
+    // Artifacts made before the layout attribute have one fewer: their blocked buffers are nChw<B>c.
+    const bool has_layout = s->num_attrs != kNumAttrs - 1;
+    check_site(*s, 2, 2, has_layout ? kNumAttrs : kNumAttrs - 1, "pool2d");
     if (s->ranks[0] != s->ranks[1] || (s->ranks[0] != 4 && s->ranks[0] != 5))
       throw std::runtime_error("pool2d: expected NCHW or channel-blocked data, the result in the same layout");
     const int64_t* a = s->attrs;
     auto p = std::make_unique<Pool>();
-    p->src = activation_desc(*s, 0);
-    p->dst = activation_desc(*s, 1);
+    const bool nhwc = has_layout && a[kNhwc] != 0;
+    p->src = activation_desc(*s, 0, nhwc);
+    p->dst = activation_desc(*s, 1, nhwc);
     const memory::dims x = logical_dims(*s, 0);
     if (a[kKind] == 2) {
       p->alg = dnnl::algorithm::pooling_avg_exclude_padding;
@@ -96,9 +100,10 @@ void pool_destroy(void* state) { delete static_cast<Pool*>(state); }
 
 te::Tensor pool2d_stage(const std::string& name, bool global, const std::vector<int64_t>& kernel,
                         const std::vector<int64_t>& strides, const std::vector<int64_t>& padding, const te::Tensor& x,
-                        const Shape& out) {
+                        const Shape& out, bool nhwc) {
   std::vector<int64_t> attrs(kNumAttrs, 0);
   attrs[kKind] = global ? 2 : 1;
+  attrs[kNhwc] = nhwc ? 1 : 0;
   if (!global) {
     attrs[kKh] = kernel.at(0), attrs[kKw] = kernel.at(1);
     attrs[kSh] = strides.at(0), attrs[kSw] = strides.at(1);
