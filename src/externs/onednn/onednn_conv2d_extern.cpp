@@ -70,7 +70,7 @@ struct ConvPrims {
   dnnl::convolution_forward prim;
   memory::desc src, dst, wei, scratch;
   Reorder src_in, dst_out, wei_in;        // user layout -> the primitive's, and back
-  memory weights;                         // a constant weight in the primitive's layout
+  ConstantMemory weights;                 // a constant weight in the primitive's layout
 };
 
 struct Conv {
@@ -113,10 +113,10 @@ struct Conv {
     if (p.dst != dst_user) p.dst_out = make_reorder(p.dst, dst_user);
     p.wei_in = make_reorder(wei_user, p.wei);
     if (!plain_weight.empty()) {
-      p.weights = memory(p.wei, cpu_engine());
+      p.weights = constant_memory(p.wei);
       memory user(wei_user, cpu_engine(), const_cast<float*>(plain_weight.data()));
       dnnl::stream st(cpu_engine());
-      run_reorder(p.wei_in, st, user, p.weights);
+      run_reorder(p.wei_in, st, user, p.weights.mem);
       st.wait();
     }
     return p;
@@ -189,7 +189,7 @@ int32_t conv_run(void* state, void* const* b) {
     const ConvPrims& p = c.prims.get([&] { return c.make(); });
     BoundArgs& r = c.callers.get(&p, [&] {
       std::unordered_map<int, memory> a{{DNNL_ARG_SRC, unbound(p.src)},
-                                        {DNNL_ARG_WEIGHTS, c.plain_weight.empty() ? unbound(p.wei) : p.weights},
+                                        {DNNL_ARG_WEIGHTS, c.plain_weight.empty() ? unbound(p.wei) : p.weights.mem},
                                         {DNNL_ARG_DST, unbound(p.dst)},
                                         {DNNL_ARG_SCRATCHPAD, unbound(p.scratch)}};
       if (c.has_bias) a.emplace(DNNL_ARG_BIAS, unbound(c.bias));

@@ -28,7 +28,7 @@ using tag = memory::format_tag;
 struct MatMulPrims {
   dnnl::matmul prim;
   memory::desc b, scratch;
-  memory weights;  // a constant B in the primitive's layout
+  ConstantMemory weights;  // a constant B in the primitive's layout
 };
 
 struct MatMul {
@@ -62,10 +62,10 @@ struct MatMul {
     p.b = pd.weights_desc();
     p.scratch = pd.scratchpad_desc();
     if (!plain_b.empty()) {
-      p.weights = memory(p.b, cpu_engine());
+      p.weights = constant_memory(p.b);
       memory user(b_user, cpu_engine(), const_cast<float*>(plain_b.data()));
       dnnl::stream st(cpu_engine());
-      memory& to = p.weights;
+      memory& to = p.weights.mem;
       run_reorder(make_reorder(b_user, p.b), st, user, to);
       st.wait();
     }
@@ -163,7 +163,7 @@ int32_t matmul_run(void* state, void* const* b) {
     const MatMulPrims& p = m.prims.get([&] { return m.make(); });
     BoundArgs& r = m.callers.get(&p, [&] {
       std::unordered_map<int, memory> a{{DNNL_ARG_SRC, unbound(m.a)},
-                                        {DNNL_ARG_WEIGHTS, m.plain_b.empty() ? unbound(p.b) : p.weights},
+                                        {DNNL_ARG_WEIGHTS, m.plain_b.empty() ? unbound(p.b) : p.weights.mem},
                                         {DNNL_ARG_DST, unbound(m.c)},
                                         {DNNL_ARG_SCRATCHPAD, unbound(p.scratch)}};
       if (m.has_bias) a.emplace(DNNL_ARG_BIAS, unbound(m.bias));
