@@ -55,7 +55,9 @@ struct Layout {
 };
 // For `region` (a region of the hook's composites, or one of its split pieces, which say theirs:
 // kLayoutAttr); without one, the blocked layout (what the rules ask about: a convolution they
-// take runs in it, and so in NHWC too).
+// take runs in it, and so in NHWC too). SWITCHYARD_ONEDNN_HOOK_LAYOUT=nhwc or blocked forces one
+// for every region (tests run the differential suite through NHWC with it; random graphs are too
+// small to choose it).
 Layout layout_for(const target::Target& target, const ir::FunctionNode* region = nullptr);
 inline constexpr const char* kLayoutAttr = "OnednnHookLayout";  // "nhwc" or "blocked"
 inline constexpr double kNhwcFlopsPerEdgeByte = 300;

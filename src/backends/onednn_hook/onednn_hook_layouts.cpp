@@ -1,6 +1,7 @@
 // A convolution's layouts, decided once for the split and the lowering alike (they must agree:
 // the split's pieces take and give the layouts the lowering then makes the primitive for).
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <set>
 #include <mutex>
@@ -12,6 +13,7 @@
 #include "ir/visitor.h"
 #include "ops/attrs.h"
 #include "ops/op.h"
+#include "support/error.h"
 #include "support/tensor.h"
 
 namespace sy::backends::onednn_hook {
@@ -50,6 +52,13 @@ Layout layout_for(const target::Target& target, const ir::FunctionNode* region) 
   if (!region) return L;
   if (auto a = region->attrs.find(kLayoutAttr); a != region->attrs.end()) {
     L.nhwc = a->second == "nhwc";
+    return L;
+  }
+  if (const char* forced = std::getenv("SWITCHYARD_ONEDNN_HOOK_LAYOUT"); forced && *forced) {
+    const std::string f = forced;
+    if (f != "nhwc" && f != "blocked")
+      throw Error("SWITCHYARD_ONEDNN_HOOK_LAYOUT=" + f + ": expected nhwc or blocked");
+    L.nhwc = f == "nhwc";
     return L;
   }
   // oneDNN's brgemm convolutions need avx512_core: AVX-512 F, BW, VL and DQ.
