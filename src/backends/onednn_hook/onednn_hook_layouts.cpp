@@ -1,10 +1,9 @@
 // A convolution's layouts, decided once for the split and the lowering alike (they must agree:
 // the split's pieces take and give the layouts the lowering then makes the primitive for).
-#include <algorithm>
 #include <cstdlib>
 #include <map>
-#include <set>
 #include <mutex>
+#include <set>
 #include <tuple>
 #include <vector>
 
@@ -12,6 +11,7 @@
 #include "externs/onednn/onednn_externs.h"
 #include "ir/visitor.h"
 #include "ops/attrs.h"
+#include "ops/flops.h"
 #include "ops/op.h"
 #include "support/error.h"
 #include "support/tensor.h"
@@ -67,14 +67,15 @@ Layout layout_for(const target::Target& target, const ir::FunctionNode* region) 
   // its reorders move): each composite's data (and added tensor) where it is a parameter of the
   // region, and the results.
   double flops = 0, edge_bytes = 0;
+  auto bytes = [](const ir::Expr& e) { return 4.0 * static_cast<double>(shape_numel(ir::shape_of(e))); };
   std::set<const ir::ExprNode*> counted;
   auto edge = [&](const ir::Expr& e) {
-    if (e->kind == ir::ExprKind::Var && counted.insert(e.get()).second) edge_bytes += 4.0 * static_cast<double>(shape_numel(ir::shape_of(e)));
+    if (e->kind == ir::ExprKind::Var && counted.insert(e.get()).second) edge_bytes += bytes(e);
   };
   std::vector<ir::Expr> results{region->body};
   if (auto* t = region->body->as<ir::TupleNode>()) results = t->fields;
   for (const ir::Expr& r : results)
-    if (ir::is_tensor(r->type)) edge_bytes += 4.0 * static_cast<double>(shape_numel(ir::shape_of(r)));
+    if (ir::is_tensor(r->type)) edge_bytes += bytes(r);
   for (const ir::Expr& e : ir::post_order(region->body)) {
     auto* c = e->as<ir::CallNode>();
     const auto* comp = c && c->callee ? c->callee->as<ir::FunctionNode>() : nullptr;
@@ -90,8 +91,7 @@ Layout layout_for(const target::Target& target, const ir::FunctionNode* region) 
     if (ch.anchor->op == ops::OpCode::Conv2d) {
       const auto& a = ch.anchor->attrs_as<ops::Conv2dAttrs>();
       if (a.groups > 1) return L;  // depthwise: faster blocked (EfficientNet-B0, above)
-      const Shape& w = ir::shape_of(ch.anchor->args[1]);
-      flops += 2.0 * static_cast<double>(shape_numel(ir::as_tensor(ch.anchor->type).shape)) * static_cast<double>(w[1] * w[2] * w[3]);
+      flops += static_cast<double>(ops::op_flops(*ch.anchor));
       edge(outer(ch.anchor->args[0]));
       if (ch.add) edge(outer(ch.other));
     } else if (composite_of(*c) == "onednn_hook.pool") {

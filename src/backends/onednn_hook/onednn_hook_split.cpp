@@ -3,8 +3,9 @@
 // native memory planner, in the arena the native kernels share (one kernel per region kept its
 // intermediates as temporaries of that kernel, all live until its end). The layout stays
 // oneDNN's (layout_for: NHWC or channel-blocked) between the convolutions: a piece's parameters
-// and result are the blocked tensors [N, C/B, H, W, B], its body says what they mean (the layout changes around the
-// composite), and the lowering (onednn_hook_lower.cpp) calls the primitive on them directly.
+// and result are the blocked tensors [N, C/B, H, W, B], its body says what they mean (the
+// layout changes around the composite), and the lowering (onednn_hook_lower.cpp) calls the
+// primitive on them directly.
 #include <unordered_map>
 
 #include "backends/onednn_hook/onednn_hook.h"
