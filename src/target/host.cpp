@@ -1,5 +1,5 @@
 // Host detection: cpuid and xgetbv for features (a feature counts only if the OS saves its
-// registers), sysfs for caches, the affinity mask for cores.
+// registers), sysfs (else cpuid) for caches, the affinity mask for cores.
 #include "target/host.h"
 
 #include <cpuid.h>
@@ -155,11 +155,52 @@ HostInfo detect() {
     if (level == "2" && type != "Instruction") t.l2_bytes = size, ++found;
     if (level == "3" && type != "Instruction") t.l3_bytes = size, ++found;
   }
-  h.cache_source = found >= 2 ? "sysfs" : "defaults (sysfs cache sizes unreadable)";
+  h.cache_source = "sysfs";
+  if (found < 2) {
+    const CacheSizes c = caches_from_cpuid([](unsigned leaf, unsigned sub) {
+      const Regs r = cpuid(leaf, sub);
+      return CpuidRegs{r.a, r.b, r.c, r.d};
+    });
+    if (c.l1d > 0 && c.l2 > 0) {
+      t.l1d_bytes = c.l1d;
+      t.l2_bytes = c.l2;
+      if (c.l3 > 0) t.l3_bytes = c.l3;
+      h.cache_source = c.l3 > 0 ? "cpuid (sysfs cache sizes unreadable)"
+                                : "cpuid (sysfs cache sizes unreadable; L3 a default)";
+    } else {
+      h.cache_source = "defaults (sysfs and cpuid give no cache sizes)";
+    }
+  }
   return h;
 }
 
 }  // namespace
+
+CacheSizes caches_from_cpuid(const std::function<CpuidRegs(unsigned, unsigned)>& cpuid) {
+  CacheSizes c;
+  const unsigned max_leaf = cpuid(0, 0).a, max_ext = cpuid(0x80000000, 0).a;
+  const bool topoext = max_ext >= 0x8000001D && bit(cpuid(0x80000001, 0).c, 22);
+  for (unsigned leaf : {4u, 0x8000001Du}) {
+    if ((leaf == 4 && max_leaf < 4) || (leaf != 4 && !topoext)) continue;
+    for (unsigned sub = 0; sub < 16; ++sub) {
+      const CpuidRegs r = cpuid(leaf, sub);
+      const unsigned type = r.a & 0x1f, level = (r.a >> 5) & 0x7;
+      if (type == 0) break;  // no more caches
+      if (type == 2) continue;  // instructions
+      const int64_t size = int64_t((r.b >> 22) + 1) * (((r.b >> 12) & 0x3ff) + 1) * ((r.b & 0xfff) + 1) * (int64_t(r.c) + 1);
+      if (level == 1) c.l1d = size;
+      if (level == 2) c.l2 = size;
+      if (level == 3) c.l3 = size;
+    }
+    if (c.l1d && c.l2) return c;
+  }
+  c = CacheSizes{};
+  if (max_ext >= 0x80000006) {
+    c.l1d = int64_t(cpuid(0x80000005, 0).c >> 24) << 10;
+    c.l2 = int64_t(cpuid(0x80000006, 0).c >> 16) << 10;
+  }
+  return c;
+}
 
 const HostInfo& host_info() {
   static const HostInfo h = [] {

@@ -2,6 +2,8 @@
 // and the feature check that keeps an artifact off a CPU without its features.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "support/error.h"
 #include "target/host.h"
 #include "target/target.h"
@@ -130,3 +132,58 @@ TEST(Target, WeightBlockIsOneVector) {
 
 }  // namespace
 }  // namespace sy
+
+namespace {
+
+// A deterministic-cache-leaf subleaf: type (1 data, 2 instructions, 3 unified), level, ways, sets.
+target::CpuidRegs cache_leaf(unsigned type, unsigned level, unsigned ways, unsigned sets) {
+  return {type | (level << 5), ((ways - 1) << 22) | 63u, sets - 1, 0};
+}
+
+}  // namespace
+
+TEST(Target, CacheSizesComeFromCpuidWhenSysfsHasNone) {
+  using Table = std::map<std::pair<unsigned, unsigned>, target::CpuidRegs>;
+  auto from = [](Table t) {
+    return target::caches_from_cpuid([t](unsigned leaf, unsigned sub) {
+      auto it = t.find({leaf, sub});
+      return it == t.end() ? target::CpuidRegs{} : it->second;
+    });
+  };
+  // Intel: leaf 4 lists L1d 48K (12 ways x 64 sets x 64 B), L1i, L2 2M, L3 105M (15 x 112,000 sets).
+  Table intel = {{{0, 0}, {0x1f, 0, 0, 0}},
+                 {{4, 0}, cache_leaf(1, 1, 12, 64)},
+                 {{4, 1}, cache_leaf(2, 1, 8, 64)},
+                 {{4, 2}, cache_leaf(3, 2, 16, 2048)},
+                 {{4, 3}, cache_leaf(3, 3, 15, 114688)}};
+  target::CacheSizes c = from(intel);
+  EXPECT_EQ(c.l1d, 48 << 10);
+  EXPECT_EQ(c.l2, 2 << 20);
+  EXPECT_EQ(c.l3, 15LL * 114688 * 64);
+  // AMD with TOPOEXT: leaf 0x8000001D (leaf 4 reads as no cache).
+  Table zen = {{{0, 0}, {0x10, 0, 0, 0}},
+               {{0x80000000, 0}, {0x80000021, 0, 0, 0}},
+               {{0x80000001, 0}, {0, 0, 1u << 22, 0}},
+               {{0x8000001D, 0}, cache_leaf(1, 1, 12, 64)},
+               {{0x8000001D, 1}, cache_leaf(2, 1, 8, 64)},
+               {{0x8000001D, 2}, cache_leaf(3, 2, 16, 1024)},
+               {{0x8000001D, 3}, cache_leaf(3, 3, 16, 32768)}};
+  c = from(zen);
+  EXPECT_EQ(c.l1d, 48 << 10);
+  EXPECT_EQ(c.l2, 1 << 20);
+  EXPECT_EQ(c.l3, 32 << 20);
+  // AMD without TOPOEXT (a Firecracker guest on Zen 5): the legacy leaves give L1d and L2 in KB;
+  // their L3 field (the socket's 508 MB there) is not taken.
+  Table legacy = {{{0, 0}, {0x10, 0, 0, 0}},
+                  {{0x80000000, 0}, {0x80000021, 0, 0, 0}},
+                  {{0x80000005, 0}, {0, 0, 48u << 24, 0}},
+                  {{0x80000006, 0}, {0, 0, 1024u << 16, 1016u << 18}}};
+  c = from(legacy);
+  EXPECT_EQ(c.l1d, 48 << 10);
+  EXPECT_EQ(c.l2, 1 << 20);
+  EXPECT_EQ(c.l3, 0);
+  // Nothing known: zeros, and the host keeps its defaults.
+  c = from({});
+  EXPECT_EQ(c.l1d, 0);
+  EXPECT_EQ(c.l2, 0);
+}
