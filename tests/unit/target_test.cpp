@@ -130,17 +130,10 @@ TEST(Target, WeightBlockIsOneVector) {
   EXPECT_EQ(topi::weight_block(target::parse("cpu -isa=avx2", zen4())), 8);
 }
 
-}  // namespace
-}  // namespace sy
-
-namespace {
-
 // A deterministic-cache-leaf subleaf: type (1 data, 2 instructions, 3 unified), level, ways, sets.
 target::CpuidRegs cache_leaf(unsigned type, unsigned level, unsigned ways, unsigned sets) {
   return {type | (level << 5), ((ways - 1) << 22) | 63u, sets - 1, 0};
 }
-
-}  // namespace
 
 TEST(Target, CacheSizesComeFromCpuidWhenSysfsHasNone) {
   using Table = std::map<std::pair<unsigned, unsigned>, target::CpuidRegs>;
@@ -187,3 +180,6 @@ TEST(Target, CacheSizesComeFromCpuidWhenSysfsHasNone) {
   EXPECT_EQ(c.l1d, 0);
   EXPECT_EQ(c.l2, 0);
 }
+
+}  // namespace
+}  // namespace sy
