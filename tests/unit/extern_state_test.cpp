@@ -310,6 +310,44 @@ TEST(ExternState, OneDnnConvTakesTheEpilogueAsPostOps) {
             << name << " variant " << variant << " element " << i;
     }
 }
+
+// A state keeps its constant weight once per layout, not a plain copy (the model's copy is only
+// valid during init): primitives made later, for another thread count, get their weight from the
+// layout made at init. Their results are the reference's at 1, 2 and again 1 thread.
+TEST(ExternState, OneDnnPrimitivesForAnotherThreadCountReuseTheWeight) {
+  for (const char* impl : {"conv2d.onednn", "conv2d.onednn_blocked", "dense.onednn"}) {
+    const std::string name = impl;
+    const bool conv = name != "dense.onednn";
+    ir::Expr x = ir::var("x", ir::tensor_type(conv ? Shape{1, 16, 12, 12} : Shape{24, 40}, DType::f32));
+    ir::Expr y;
+    if (conv) {
+      ops::Conv2dAttrs a;
+      a.padding = {1, 1, 1, 1};
+      y = ir::call(OpCode::Conv2d, {x, ir::constant(topitest::random(DType::f32, {32, 16, 3, 3}, -0.3, 0.3, 21)),
+                                    ir::constant(topitest::random(DType::f32, {32}, -1, 1, 22))}, a);
+    } else {
+      y = ir::call(OpCode::Dense, {x, ir::constant(topitest::random(DType::f32, {48, 40}, -0.3, 0.3, 23))});
+    }
+    ir::Module m;
+    m.functions["main"] = ir::function({x}, y);
+    std::vector<Tensor> in = {topitest::random(DType::f32, conv ? Shape{1, 16, 12, 12} : Shape{24, 40}, -1, 1, 24)};
+    std::vector<Tensor> want = reference::run_module(m, in).value();
+    native::CompileOptions o;
+    o.chooser = [&](const ir::FunctionNode&, const ir::CallNode& anchor, const target::Target&) {
+      std::optional<strategy::Choice> c;
+      if (anchor.op == OpCode::Conv2d || anchor.op == OpCode::Dense) c = strategy::Choice{name, "", "forced by the test", true, {}};
+      return c;
+    };
+    native::Compiled nc = native::compile_native(m, o);
+    ASSERT_EQ(nc.choices.at(0).implementation, name) << nc.choices[0].why;
+    for (int threads : {1, 2, 1}) {
+      std::vector<Tensor> got = nc.executable->run(in, threads, nullptr);
+      for (int64_t i = 0; i < want[0].numel(); ++i)
+        ASSERT_NEAR(got[0].data<float>()[i], want[0].data<float>()[i], 1e-4 + 1e-4 * std::abs(want[0].data<float>()[i]))
+            << name << " at " << threads << " threads, element " << i;
+    }
+  }
+}
 #endif
 
 }  // namespace

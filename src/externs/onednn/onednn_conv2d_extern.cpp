@@ -70,7 +70,7 @@ struct ConvPrims {
   dnnl::convolution_forward prim;
   memory::desc src, dst, wei, scratch;
   Reorder src_in, dst_out, wei_in;        // user layout -> the primitive's, and back
-  ConstantMemory weights;                 // a constant weight in the primitive's layout
+  dnnl::memory weights;                   // a constant weight in the primitive's layout
 };
 
 struct Conv {
@@ -79,7 +79,7 @@ struct Conv {
   bool has_bias = false, blocked = false, nhwc = false;
   int out = 0;  // the output's buffer: after x, w, [bias] and the added tensors
   std::vector<Post> posts;
-  std::vector<float> plain_weight;  // a constant weight, plain, for primitives made after init
+  ConstantWeights constant_weight;  // when the weight is a model constant
   PerThreads<ConvPrims> prims;
   PerCaller callers;
 
@@ -112,13 +112,7 @@ struct Conv {
     if (p.src != src_user) p.src_in = make_reorder(src_user, p.src);
     if (p.dst != dst_user) p.dst_out = make_reorder(p.dst, dst_user);
     p.wei_in = make_reorder(wei_user, p.wei);
-    if (!plain_weight.empty()) {
-      p.weights = constant_memory(p.wei);
-      memory user(wei_user, cpu_engine(), const_cast<float*>(plain_weight.data()));
-      dnnl::stream st(cpu_engine());
-      run_reorder(p.wei_in, st, user, p.weights.mem);
-      st.wait();
-    }
+    if (constant_weight.constant()) p.weights = constant_weight.in(p.wei);
     return p;
   }
 };
@@ -173,12 +167,13 @@ void* conv_init(const sy_extern_site* s, char* err, size_t err_size) {
     c->pad_r = {a[kPb], a[kPr]};
     if (const void* wc = s->constants[1]) {
       const float* wf = static_cast<const float*>(wc);
-      c->plain_weight = a[kBlock] > 0 ? unpack_rows(wf, O, (C / G) * KH * KW, a[kBlock])
-                                      : std::vector<float>(wf, wf + O * (C / G) * KH * KW);
+      c->constant_weight.hold_plain(c->wei_user, a[kBlock] > 0 ? unpack_rows(wf, O, (C / G) * KH * KW, a[kBlock])
+                                                               : std::vector<float>(wf, wf + O * (C / G) * KH * KW));
     } else if (a[kBlock] > 0) {
       throw std::runtime_error("conv2d: a packed weight must be a constant");
     }
     c->prims.get([&] { return c->make(); });  // the primitive for the current thread count, now
+    c->constant_weight.release_plain();
     return c.release();
   });
 }
@@ -189,7 +184,7 @@ int32_t conv_run(void* state, void* const* b) {
     const ConvPrims& p = c.prims.get([&] { return c.make(); });
     BoundArgs& r = c.callers.get(&p, [&] {
       std::unordered_map<int, memory> a{{DNNL_ARG_SRC, unbound(p.src)},
-                                        {DNNL_ARG_WEIGHTS, c.plain_weight.empty() ? unbound(p.wei) : p.weights.mem},
+                                        {DNNL_ARG_WEIGHTS, c.constant_weight.constant() ? p.weights : unbound(p.wei)},
                                         {DNNL_ARG_DST, unbound(p.dst)},
                                         {DNNL_ARG_SCRATCHPAD, unbound(p.scratch)}};
       if (c.has_bias) a.emplace(DNNL_ARG_BIAS, unbound(c.bias));
@@ -207,7 +202,7 @@ int32_t conv_run(void* state, void* const* b) {
       r.set(DNNL_ARG_SRC, b[0]);
     }
     r.set(DNNL_ARG_DST, p.dst_out ? run_buffer(kDst, p.dst.get_size()) : b[c.out]);
-    if (c.plain_weight.empty()) {  // a weight computed at run time: reordered per call
+    if (!c.constant_weight.constant()) {  // a weight computed at run time: reordered per call
       r.set(DNNL_ARG_WEIGHTS, run_buffer(kWeights, p.wei.get_size()));
       memory user(c.wei_user, e, b[1]);
       run_reorder(p.wei_in, r.stream, user, r[DNNL_ARG_WEIGHTS]);

@@ -28,7 +28,7 @@ using tag = memory::format_tag;
 struct MatMulPrims {
   dnnl::matmul prim;
   memory::desc b, scratch;
-  ConstantMemory weights;  // a constant B in the primitive's layout
+  memory weights;  // a constant B in the primitive's layout
 };
 
 struct MatMul {
@@ -37,14 +37,14 @@ struct MatMul {
   int64_t act = 0;  // MatMulAct
   // The binary add post-op's argument: after the activation's post-op, if any.
   int residual_arg() const { return DNNL_ARG_ATTR_MULTIPLE_POST_OP(act != 0 ? 1 : 0) | DNNL_ARG_SRC_1; }
-  std::vector<float> plain_b;  // a constant B (dense: W [N, K], i.e. B [K, N] with strides (1, K))
+  ConstantWeights constant_b;  // a constant B (dense: W [N, K], i.e. B [K, N] with strides (1, K))
   PerThreads<MatMulPrims> prims;
   PerCaller callers;
 
   MatMulPrims make() const {
     MatMulPrims p;
     const memory::dims& bd = b_user.dims();
-    const memory::desc b = plain_b.empty() ? b_user : memory::desc(bd, memory::data_type::f32, tag::any);
+    const memory::desc b = constant_b.constant() ? memory::desc(bd, memory::data_type::f32, tag::any) : b_user;
     dnnl::matmul::desc d = has_bias ? dnnl::matmul::desc(a, b, bias, c) : dnnl::matmul::desc(a, b, c);
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);  // per run: concurrent runs share nothing
@@ -61,14 +61,7 @@ struct MatMul {
     p.prim = dnnl::matmul(pd);
     p.b = pd.weights_desc();
     p.scratch = pd.scratchpad_desc();
-    if (!plain_b.empty()) {
-      p.weights = constant_memory(p.b);
-      memory user(b_user, cpu_engine(), const_cast<float*>(plain_b.data()));
-      dnnl::stream st(cpu_engine());
-      memory& to = p.weights.mem;
-      run_reorder(make_reorder(b_user, p.b), st, user, to);
-      st.wait();
-    }
+    if (constant_b.constant()) p.weights = constant_b.in(p.b);
     return p;
   }
 };
@@ -116,7 +109,7 @@ void* matmul_init(const sy_extern_site* s, char* err, size_t err_size) {
       m->b_user = memory::desc(bd, memory::data_type::f32, tag::ba);
       if (const void* wc = s->constants[1]) {
         const float* f = static_cast<const float*>(wc);
-        m->plain_b = block > 0 ? unpack_rows(f, N, K, block) : std::vector<float>(f, f + N * K);
+        m->constant_b.hold_plain(m->b_user, block > 0 ? unpack_rows(f, N, K, block) : std::vector<float>(f, f + N * K));
       } else if (block > 0) {
         throw std::runtime_error("dense: a packed weight must be a constant");
       }
@@ -129,7 +122,7 @@ void* matmul_init(const sy_extern_site* s, char* err, size_t err_size) {
       m->b_user = plain(bd);
       if (const void* bc = s->constants[1]) {
         const float* f = static_cast<const float*>(bc);
-        m->plain_b.assign(f, f + K * N);
+        m->constant_b.hold_plain(m->b_user, std::vector<float>(f, f + K * N));
       }
     } else if (block != 0) {
       throw std::runtime_error("matmul: a weight block of " + std::to_string(block));
@@ -142,7 +135,7 @@ void* matmul_init(const sy_extern_site* s, char* err, size_t err_size) {
       m->b_user = plain(bd);
       if (const void* bc = s->constants[1]) {
         const float* f = static_cast<const float*>(bc);
-        m->plain_b.assign(f, f + shape_numel(Shape(bd.begin(), bd.end())));
+        m->constant_b.hold_plain(m->b_user, std::vector<float>(f, f + shape_numel(Shape(bd.begin(), bd.end()))));
       }
     }
     m->a = plain(ad);
@@ -153,6 +146,7 @@ void* matmul_init(const sy_extern_site* s, char* err, size_t err_size) {
       m->bias = plain(bias);
     }
     m->prims.get([&] { return m->make(); });  // the primitive for the current thread count, now
+    m->constant_b.release_plain();
     return m.release();
   });
 }
@@ -163,7 +157,7 @@ int32_t matmul_run(void* state, void* const* b) {
     const MatMulPrims& p = m.prims.get([&] { return m.make(); });
     BoundArgs& r = m.callers.get(&p, [&] {
       std::unordered_map<int, memory> a{{DNNL_ARG_SRC, unbound(m.a)},
-                                        {DNNL_ARG_WEIGHTS, m.plain_b.empty() ? unbound(p.b) : p.weights.mem},
+                                        {DNNL_ARG_WEIGHTS, m.constant_b.constant() ? p.weights : unbound(p.b)},
                                         {DNNL_ARG_DST, unbound(m.c)},
                                         {DNNL_ARG_SCRATCHPAD, unbound(p.scratch)}};
       if (m.has_bias) a.emplace(DNNL_ARG_BIAS, unbound(m.bias));
@@ -171,7 +165,7 @@ int32_t matmul_run(void* state, void* const* b) {
       return a;
     });
     r.set(DNNL_ARG_SRC, b[0]);
-    if (m.plain_b.empty()) r.set(DNNL_ARG_WEIGHTS, b[1]);
+    if (!m.constant_b.constant()) r.set(DNNL_ARG_WEIGHTS, b[1]);
     const int out = 2 + (m.has_bias ? 1 : 0) + (m.has_residual ? 1 : 0);
     r.set(DNNL_ARG_DST, b[out]);
     if (m.has_residual) r.set(m.residual_arg(), b[out - 1]);
