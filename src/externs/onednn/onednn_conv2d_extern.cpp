@@ -111,8 +111,10 @@ struct Conv {
     p.scratch = pd.scratchpad_desc();
     if (p.src != src_user) p.src_in = make_reorder(src_user, p.src);
     if (p.dst != dst_user) p.dst_out = make_reorder(p.dst, dst_user);
-    p.wei_in = make_reorder(wei_user, p.wei);
-    if (constant_weight.constant()) p.weights = constant_weight.in(p.wei);
+    if (constant_weight.constant())
+      p.weights = constant_weight.in(p.wei);
+    else
+      p.wei_in = make_reorder(wei_user, p.wei);  // a weight computed at run time, reordered per call
     return p;
   }
 };

@@ -79,48 +79,6 @@ inline ConstantMemory constant_memory(const dnnl::memory::desc& d) {
   return c;
 }
 
-// A constant weight in the layouts its primitives want, held once per distinct layout. The
-// model's copy is valid only during init (extern_abi.h): the first layout is made from a plain
-// copy then, and release_plain() drops that copy once the first primitive has its weight; a
-// primitive made later (for another thread count) shares a layout already made or reorders the
-// first one. Without this a state kept the plain copy for its whole life beside the reordered one
-// (ResNet-50's 100 MB of weights held twice by the hook, three times with the plan's own).
-class ConstantWeights {
- public:
-  // At init: the constant, plain, in layout `user`.
-  void hold_plain(const dnnl::memory::desc& user, std::vector<float> plain) {
-    user_ = user;
-    plain_ = std::move(plain);
-    constant_ = true;
-  }
-  void release_plain() {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (!layouts_.empty()) std::vector<float>().swap(plain_);
-  }
-  bool constant() const { return constant_; }
-  // The constant in layout `want`.
-  dnnl::memory in(const dnnl::memory::desc& want) const {
-    std::lock_guard<std::mutex> lock(mu_);
-    for (const ConstantMemory& l : layouts_)
-      if (l.mem.get_desc() == want) return l.mem;
-    ConstantMemory made = constant_memory(want);
-    dnnl::memory from = !plain_.empty() ? dnnl::memory(user_, cpu_engine(), const_cast<float*>(plain_.data()))
-                                        : layouts_.at(0).mem;
-    dnnl::stream st(cpu_engine());
-    dnnl::reorder(from, made.mem).execute(st, from, made.mem);
-    st.wait();
-    layouts_.push_back(made);
-    return made.mem;
-  }
-
- private:
-  bool constant_ = false;
-  dnnl::memory::desc user_;
-  std::vector<float> plain_;
-  mutable std::mutex mu_;
-  mutable std::vector<ConstantMemory> layouts_;
-};
-
 // Runs f() and returns its state; on an exception, writes its message into err and returns null.
 template <typename F>
 void* init_or_explain(char* err, size_t err_size, F&& f) {
@@ -167,6 +125,48 @@ inline Reorder make_reorder(const dnnl::memory::desc& from, const dnnl::memory::
 inline void run_reorder(const Reorder& r, const dnnl::stream& st, dnnl::memory& from, dnnl::memory& to) {
   r.prim.execute(st, {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}, {DNNL_ARG_SCRATCHPAD, run_memory(r.scratch, kReorderScratchpad)}});
 }
+
+// A constant weight in the layouts its primitives want, held once per distinct layout. The
+// model's copy is valid only during init (extern_abi.h): the first layout is made from a plain
+// copy then, and release_plain() drops that copy once the first primitive has its weight; a
+// primitive made later (for another thread count) shares a layout already made or reorders the
+// first one. Without this a state kept the plain copy for its whole life beside the reordered one
+// (ResNet-50's 100 MB of weights held twice by the hook, three times with the plan's own).
+class ConstantWeights {
+ public:
+  // At init: the constant, plain, in layout `user`.
+  void hold_plain(const dnnl::memory::desc& user, std::vector<float> plain) {
+    user_ = user;
+    plain_ = std::move(plain);
+    constant_ = true;
+  }
+  void release_plain() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!layouts_.empty()) std::vector<float>().swap(plain_);
+  }
+  bool constant() const { return constant_; }
+  // The constant in layout `want`.
+  dnnl::memory in(const dnnl::memory::desc& want) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const ConstantMemory& l : layouts_)
+      if (l.mem.get_desc() == want) return l.mem;
+    ConstantMemory made = constant_memory(want);
+    dnnl::memory from = !plain_.empty() ? dnnl::memory(user_, cpu_engine(), const_cast<float*>(plain_.data()))
+                                        : layouts_.at(0).mem;
+    dnnl::stream st(cpu_engine());
+    run_reorder(make_reorder(from.get_desc(), want), st, from, made.mem);
+    st.wait();
+    layouts_.push_back(made);
+    return made.mem;
+  }
+
+ private:
+  bool constant_ = false;
+  dnnl::memory::desc user_;
+  std::vector<float> plain_;
+  mutable std::mutex mu_;
+  mutable std::vector<ConstantMemory> layouts_;
+};
 
 // oneDNN primitives partition their work for the thread count they are made with, so a state
 // keeps one set per thread count (made at init for the current one; later ones on first use).
