@@ -5,8 +5,8 @@ import os
 
 CSV_FIELDS = ["model", "threads", "engine", "engine_label", "status", "median_ms", "min_ms",
               "p90_ms", "mean_ms", "runs", "warmup", "model_gflop", "gflops_per_s",
-              "ratio_vs_baseline", "baseline", "executor", "note", "load_avg", "git_commit", "started",
-              "openblas_coretype"]
+              "ratio_vs_baseline", "baseline", "executor", "note", "load_avg", "phases", "git_commit",
+              "started", "openblas_coretype"]
 
 
 NOISY = 1.25  # a median is starred when the p90 exceeds it by this factor
@@ -88,6 +88,24 @@ def table(rows, engines, baseline_key, flops):
     return "\n".join(lines), notes
 
 
+def speedup_table(rows, engines):
+    """Per model and engine, the 1-thread median over the 2-thread one ("" without both)."""
+    models = [m for (m, t) in rows if t == 1 and (m, 2) in rows]
+    if not models:
+        return ""
+    w = max(len(m) for m in models + ["model"])
+    lines = ["model".ljust(w) + "  " + "  ".join(e.key for e in engines)]
+    for m in models:
+        one, two = rows[(m, 1)], rows[(m, 2)]
+        cells = []
+        for e in engines:
+            a, b = one.get(e.key, {}), two.get(e.key, {})
+            ok = a.get("status") == "ok" and b.get("status") == "ok"
+            cells.append(fmt(a["median_ms"] / b["median_ms"] if ok else None, ".2f", "-").rjust(len(e.key)))
+        lines.append(m.ljust(w) + "  " + "  ".join(cells))
+    return "\n".join(lines)
+
+
 def write_csv(path, rows, engines, baseline_key, flops, extra):
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     labels = {e.key: e.label for e in engines}
@@ -110,4 +128,5 @@ def write_csv(path, rows, engines, baseline_key, flops, extra):
                     "ratio_vs_baseline": fmt(ratio(r, cells.get(baseline_key)), ".4f", ""),
                     "baseline": baseline_key, "executor": r.get("executor", ""),
                     "note": r.get("note", ""), "load_avg": fmt(r.get("load_avg"), ".2f", ""),
+                    "phases": r.get("phases", ""),
                 })
