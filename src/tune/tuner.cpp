@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <set>
@@ -26,6 +27,15 @@ std::string utc_now() {
 
 }  // namespace
 
+int threads_in_process() {
+  std::error_code ec;
+  int n = 0;
+  for (auto it = std::filesystem::directory_iterator("/proc/self/task", ec); !ec && it != std::filesystem::directory_iterator();
+       it.increment(ec))
+    ++n;
+  return n;
+}
+
 bool in_shard(const std::string& workload, int shard, int shards) {
   if (shards <= 1) return true;
   return static_cast<int>(std::stoull(workload.substr(0, 12), nullptr, 16) % static_cast<uint64_t>(shards)) == shard - 1;
@@ -38,6 +48,14 @@ TuneSummary tune(const ir::Module& m, const target::Target& t, const std::string
   if (opts.trials < 1) throw Error("--trials must be at least 1");
   // Candidates are run here: a target this CPU cannot run would only crash every one of them.
   if (std::string why = target::cannot_run_here(t, "tuning for it"); !why.empty()) throw Error(why);
+  // Every candidate runs in a forked child. Threads of this process do not exist there, and a
+  // child that enters OpenMP after this process's worker threads started waits for them forever
+  // (each candidate would then hang until its timeout): refuse instead.
+  if (const int n = threads_in_process(); n > 1)
+    throw Error("tune: this process already runs " + std::to_string(n) +
+                " threads (an OpenMP pool, once a model has run here); the candidates run in forked children, "
+                "which would hang: tune from a process of its own (`switchyard tune`, or switchyard::tune, which "
+                "starts one)");
   {  // the records file must be writable before minutes of tuning are spent
     std::ofstream probe(records_path, std::ios::app);
     if (!probe) throw Error(records_path + ": cannot write the records");

@@ -51,13 +51,15 @@ struct TuneSummary {
   std::vector<std::string> failures;  // "task: impl knobs: outcome: message", for the summary
 };
 
-// Appends the records to records_path as each task ends. Call it from a process that has not run
-// an OpenMP parallel region on more than one thread (as `switchyard tune` does: it keeps to one
-// thread itself): GNU OpenMP's worker threads do not survive fork, and a measurement child of
-// such a process deadlocks in its first parallel region (it is then killed at the timeout and
-// recorded as timed out, so every candidate would be).
+// Appends the records to records_path as each task ends. Call it from a process of one thread
+// (as `switchyard tune` is: it keeps to one thread itself): GNU OpenMP's worker threads do not
+// survive fork, and a measurement child of a process that ran a parallel region on more threads
+// deadlocks in its first one. sy::Error when the process has more than one thread.
 TuneSummary tune(const ir::Module& m, const target::Target& t, const std::string& records_path,
                  const TuneOptions& opts, const std::function<void(const TuneProgress&)>& progress = nullptr);
+
+// Threads of this process (/proc/self/task); 0 if unknown.
+int threads_in_process();
 
 // Whether the workload key falls into shard `shard` of `shards` (1-based).
 bool in_shard(const std::string& workload, int shard, int shards);

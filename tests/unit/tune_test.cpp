@@ -1,12 +1,16 @@
 // The tuner: a wrong candidate is disqualified by the check against the reference, a crashing or
 // hanging one is reported and tuning goes on, records round-trip, and records for another target
 // or build are refused. (Each test runs in its own process under ctest: the tuner forks, and
-// OpenMP's threads do not survive fork, so nothing here runs a parallel region before tuning.)
+// OpenMP's threads do not survive fork, so the tuner refuses a process with threads; in a run of
+// every test in one process, the tests that tune are skipped.)
 #include <gtest/gtest.h>
 #include <omp.h>
 #include <unistd.h>
 
 #include <cmath>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
 #include <filesystem>
 
 #include "native/compile.h"
@@ -62,6 +66,14 @@ void register_variant(const std::string& name, std::function<te::Tensor(const te
   strategy::register_implementation(OpCode::Conv2d, v);
 }
 
+// The tuner refuses a process with threads (their children would hang in OpenMP): a run of every
+// test in one process has them once an earlier test ran a parallel region. ctest runs each test
+// alone, where they run.
+#define SKIP_UNLESS_ALONE()                                                                          \
+  if (tune::threads_in_process() > 1)                                                                \
+  GTEST_SKIP() << "threads already run in this process (an earlier test's OpenMP pool); ctest runs " \
+                  "this test alone"
+
 tune::TuneOptions quick(int trials) {
   tune::TuneOptions o;
   o.trials = trials;
@@ -81,6 +93,7 @@ const tune::Record* find(const std::vector<tune::Record>& rs, const std::string&
 }
 
 TEST(Tune, WrongCandidateIsDisqualified) {
+  SKIP_UNLESS_ALONE();
   omp_set_num_threads(1);
   // Off by 1% everywhere: within what a careless eye calls equal, far outside the tolerance.
   register_variant("test.perturbed", [](const te::Tensor& y, const te::Tensor&) {
@@ -116,6 +129,7 @@ TEST(Tune, WrongCandidateIsDisqualified) {
 }
 
 TEST(Tune, CrashingCandidateIsReportedAndTuningGoesOn) {
+  SKIP_UNLESS_ALONE();
   omp_set_num_threads(1);
   // Reads its input a hundred million rows beyond the end: a segmentation fault when run.
   register_variant("test.crashing", [](const te::Tensor& y, const te::Tensor& x) {
@@ -146,6 +160,7 @@ TEST(Tune, CrashingCandidateIsReportedAndTuningGoesOn) {
 }
 
 TEST(Tune, HangingCandidateIsKilledAtTheTimeout) {
+  SKIP_UNLESS_ALONE();
   omp_set_num_threads(1);
   const std::string path = temp_records("timeout");
   tune::TuneOptions o = quick(2);
@@ -157,6 +172,7 @@ TEST(Tune, HangingCandidateIsKilledAtTheTimeout) {
 }
 
 TEST(Tune, ResumingSkipsTunedWorkloadsAndRecordsChooseKernels) {
+  SKIP_UNLESS_ALONE();
   omp_set_num_threads(1);
   const std::string path = temp_records("resume");
   tune::TuneSummary first = tune::tune(small_conv(), target::host(), path, quick(3));
@@ -184,6 +200,32 @@ TEST(Tune, ResumingSkipsTunedWorkloadsAndRecordsChooseKernels) {
   EXPECT_TRUE(nc.choices[0].from_record);
   EXPECT_EQ(nc.choices[0].implementation, best.implementation);
   EXPECT_EQ(nc.choices[0].knobs, best.knobs);
+  std::filesystem::remove(path);
+}
+
+TEST(Tune, RefusesAProcessWithThreads) {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool done = false;
+  std::thread other([&] {
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait(lock, [&] { return done; });
+  });
+  const std::string path = temp_records("threads");
+  try {
+    tune::tune(small_conv(), target::host(), path, quick(1));
+    ADD_FAILURE() << "tuned in a process with two threads";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("threads"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("switchyard tune"), std::string::npos) << e.what();
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    done = true;
+  }
+  cv.notify_one();
+  other.join();
+  EXPECT_GE(tune::threads_in_process(), 1);
   std::filesystem::remove(path);
 }
 
