@@ -42,6 +42,9 @@ case "$3" in
     expect --json-check 'j["num_ops"] == 4' -- "$SY" inspect mlp.sya --json
     expect --stdout-has "native:" -- "$SY" compile zoo:mlp -o mlp_native.sya --emit c
     grep -q "k1_nn_dense" mlp_native.c
+    # The code would be written over the artifact: refused before compiling.
+    expect --exit 1 --stderr-lines 1 --stderr-has "name the artifact otherwise" -- "$SY" compile zoo:mlp -o mlp.c --emit c
+    test ! -e mlp.c
     "$SY" run zoo:mlp --target cpu --output-dir direct_native --threads 1 >/dev/null
     expect --stdout-has "artifact: native" -- "$SY" run mlp_native.sya --output-dir loaded_native --threads 1
     cmp direct_native/logits.npy loaded_native/logits.npy && cmp direct_native/probs.npy loaded_native/probs.npy

@@ -39,10 +39,15 @@ int run_compile(const CompileArgs& a) {
   opts.keep_generated_c = !a.emit.empty();
   if (!a.emit.empty() && target_info(a.target).kind != "cpu")
     throw Error("--emit c needs a cpu target (--target cpu ...)");
+  const std::string codegen = target_info(a.target).codegen;
+  // The code goes to OUTPUT with the codegen's extension: that must not be the artifact itself.
+  if (!a.emit.empty() && std::filesystem::path(a.output).extension() == "." + codegen)
+    throw Error("--emit c writes the generated code to OUTPUT with ." + codegen + ", which is -o " + a.output +
+                " itself: name the artifact otherwise (e.g. " +
+                std::filesystem::path(a.output).replace_extension(".sya").string() + ")");
   Compiled cm = compile(m, opts);
   const CompileReport c = compile_report(cm);
   for (const std::string& w : c.warnings) std::cerr << "switchyard: warning: " << w << "\n";
-  const std::string codegen = target_info(a.target).codegen;
   if (c.has_native && !a.emit.empty()) {
     // A codegen hook's module is in its own language: OUTPUT with .<codegen>.
     const bool c_source = codegen == "c";
