@@ -49,10 +49,15 @@ int main() {
   std::vector<float> storage(kBytes / sizeof(float));
   float* buf = storage.data();
   const size_t n = kBytes / sizeof(float);
+  if (!pin(cpus[0])) {
+    std::fprintf(stderr, "cross_core_probe: cannot pin to CPU %d\n", cpus[0]);
+    return 1;
+  }
   std::atomic<int> turn{0};
+  std::atomic<bool> other_pinned{false};
   double read_s = 0, write_s = 0;
   std::thread other([&] {
-    pin(cpus[1]);
+    other_pinned = pin(cpus[1]);
     for (int i = 0; i < kIters; ++i) {
       while (turn.load(std::memory_order_acquire) != 1) {
       }
@@ -64,10 +69,6 @@ int main() {
       turn.store(0, std::memory_order_release);
     }
   });
-  if (!pin(cpus[0])) {
-    std::fprintf(stderr, "cross_core_probe: cannot pin to CPU %d\n", cpus[0]);
-    turn.store(-1);
-  }
   for (int i = 0; i < kIters; ++i) {
     while (turn.load(std::memory_order_acquire) != 0) {
     }
@@ -80,6 +81,10 @@ int main() {
   while (turn.load(std::memory_order_acquire) != 0) {
   }
   other.join();
+  if (!other_pinned) {  // the two threads may have shared one CPU: nothing was measured across
+    std::fprintf(stderr, "cross_core_probe: cannot pin to CPU %d\n", cpus[1]);
+    return 1;
+  }
   const double gb = static_cast<double>(kBytes) / 1e9;
   std::printf("{\"cpus\": [%d, %d], \"cross_core_read_gbps\": %.1f, \"write_after_remote_read_gbps\": %.1f}\n", cpus[0],
               cpus[1], gb * kIters / read_s, gb * (kIters - 1) / write_s);
