@@ -9,9 +9,9 @@
 
 #include <cmath>
 #include <condition_variable>
+#include <filesystem>
 #include <mutex>
 #include <thread>
-#include <filesystem>
 
 #include "native/compile.h"
 #include "ops/attrs.h"

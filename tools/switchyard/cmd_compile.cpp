@@ -37,9 +37,9 @@ int run_compile(const CompileArgs& a) {
   CompileOptions opts = compile_options(a.backends, a.target, a.records, 0);
   opts.progress = [&](const std::string& s) { progress.show(s); };
   opts.keep_generated_c = !a.emit.empty();
-  if (!a.emit.empty() && target_info(a.target).kind != "cpu")
-    throw Error("--emit c needs a cpu target (--target cpu ...)");
-  const std::string codegen = target_info(a.target).codegen;
+  const auto target = target_info(a.target);
+  if (!a.emit.empty() && target.kind != "cpu") throw Error("--emit c needs a cpu target (--target cpu ...)");
+  const std::string codegen = target.codegen;
   // The code goes to OUTPUT with the codegen's extension: that must not be the artifact itself.
   if (!a.emit.empty() && std::filesystem::path(a.output).extension() == "." + codegen)
     throw Error("--emit c writes the generated code to OUTPUT with ." + codegen + ", which is -o " + a.output +
