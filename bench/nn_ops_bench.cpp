@@ -144,7 +144,7 @@ void run_case(const Case& c, int repeats, bool prepack, const target::Target& tg
   if (const char* impl = std::getenv("SY_IMPL")) {
     const ir::CallNode* anchor = strategy::anchor_of(*fn);
     for (const auto& a : strategy::applicable(*anchor, tgt).entries)
-      if (a.impl->name == impl) chosen = strategy::with_choice(*fn, strategy::Choice{impl, "", "SY_IMPL", false, {}});
+      if (a.impl->name == impl) chosen = strategy::with_choice(*fn, strategy::Choice{impl, "", "SY_IMPL", false, {}, {}, ""});
   }
   fn = chosen->as<ir::FunctionNode>();
   tir::PrimFunc f = native::lower_function(*fn, "kernel", lo);

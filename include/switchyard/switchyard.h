@@ -277,6 +277,9 @@ struct TuneResult {
   int candidates = 0, wrong = 0, crashed = 0, build_failed = 0, cut = 0, timed_out = 0;
   double seconds = 0;
   std::vector<std::string> failures;  // "task: impl knobs: outcome: message"
+  // The model timed end to end with its kernels chosen one by one and with every kernel that can
+  // keep an extern's layout between its calls keeping it, when any can: "" otherwise.
+  std::string layouts;
 };
 
 // Measures the implementations and knobs of every native kernel of `model` (a path or

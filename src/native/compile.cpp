@@ -10,6 +10,7 @@
 #include "ir/visitor.h"
 
 #include <map>
+#include "native/kept_layouts.h"
 #include "native/lower_function.h"
 #include "passes/fold_constants.h"
 #include "strategy/externs.h"
@@ -31,28 +32,6 @@ ir::Module prepack(const ir::Module& m, const target::Target& t) {
   LongLivedTensors weights;
   return topi::prepack_constants(m, t);
 }
-
-// Marks the calls at the given positions with Fallback=<reason>.
-class FallbackMarker : public ir::ExprMutator {
- public:
-  explicit FallbackMarker(std::map<const ir::ExprNode*, std::string> why) : why_(std::move(why)) {}
-
- protected:
-  ir::Expr rewrite_call(const ir::Expr& orig, const ir::CallNode* c, std::vector<ir::Expr> args,
-                        ir::Expr callee) override {
-    auto it = why_.find(orig.get());
-    if (it != why_.end()) {
-      auto* f = c->callee->as<ir::FunctionNode>();
-      ir::FuncAttrs attrs = f->attrs;
-      attrs[kFallbackAttr] = it->second;
-      return ir::call_function(ir::function(f->params, f->body, attrs), std::move(args));
-    }
-    return ExprMutator::rewrite_call(orig, c, std::move(args), std::move(callee));
-  }
-
- private:
-  std::map<const ir::ExprNode*, std::string> why_;
-};
 
 // $SWITCHYARD_CHOICES=random:SEED (testing): each kernel takes a random applicable implementation
 // and random knob values, drawn per kernel from SEED and the kernel's structure, so that the
@@ -150,8 +129,14 @@ struct Refused {
 struct RefusedKernel {
   Refused refused;
 };
+// A kernel that takes or gives a kept layout did not lower with the implementation that keeps
+// it: its neighbours expect that layout, so the compile starts over with plain layouts.
+struct KeptLayoutFailed {
+  std::string why;
+};
 
-Compiled compile_once(const ir::Module& m, const CompileOptions& opts, const std::vector<Refused>& refused) {
+Compiled compile_once(const ir::Module& m, const CompileOptions& opts, const std::vector<Refused>& refused,
+                      bool keep) {
   auto say = [&](const std::string& s) {
     if (opts.progress) opts.progress(s);
   };
@@ -172,7 +157,7 @@ Compiled compile_once(const ir::Module& m, const CompileOptions& opts, const std
   if (!refused.empty())
     chooser = [inner = chooser, &refused](const ir::FunctionNode& fn, const ir::CallNode& anchor,
                                           const target::Target& t) -> std::optional<strategy::Choice> {
-      const ir::Expr f = ir::function(fn.params, fn.body, fn.attrs);
+      const ir::Expr f = without_kept_layout(fn);
       for (const Refused& r : refused)
         if (ir::structural_equal(f, r.fn)) {
           std::optional<strategy::Choice> d = strategy::choose(fn, t, nullptr);
@@ -181,6 +166,23 @@ Compiled compile_once(const ir::Module& m, const CompileOptions& opts, const std
         }
       return inner ? inner(fn, anchor, t) : std::nullopt;
     };
+  if (keep) {
+    out.fused = keep_layouts(out.fused, tgt, chooser, opts.keep_all_layouts);
+    // What keep_layouts chose for a call with its neighbours stands.
+    chooser = [inner = chooser](const ir::FunctionNode& fn, const ir::CallNode& anchor,
+                                const target::Target& t) -> std::optional<strategy::Choice> {
+      if (auto why = fn.attrs.find(kChosenWithLayoutsAttr); why != fn.attrs.end()) {
+        strategy::Choice c;
+        c.implementation = fn.attrs.at(strategy::kImplementationAttr);
+        auto k = fn.attrs.find(strategy::kKnobsAttr);
+        c.knobs = k == fn.attrs.end() ? "" : k->second;
+        c.why = why->second;
+        c.from_record = true;
+        return c;
+      }
+      return inner ? inner(fn, anchor, t) : std::nullopt;
+    };
+  }
   // Lower every distinct kernel; groups that fail are marked Fallback and the plan redone once.
   for (int attempt = 0; attempt < 2; ++attempt) {
     ir::Module packed = prepack(out.fused, tgt);
@@ -217,6 +219,8 @@ Compiled compile_once(const ir::Module& m, const CompileOptions& opts, const std
         if (c) {
           out.choices[k] = *c;
           out.choices[k].knobs = knobs.to_string();  // every knob's value, defaults included
+          if (auto kept = fn->attrs.find(topi::kKeptLayoutAttr); kept != fn->attrs.end())
+            out.choices[k].why += "; layout kept with its neighbours: " + kept->second;
         }
       };
       try {
@@ -224,6 +228,8 @@ Compiled compile_once(const ir::Module& m, const CompileOptions& opts, const std
         try {
           lower_with(c);
         } catch (const std::exception& e) {  // sy::Error, or an internal check the knobs trip
+          if (fn->attrs.count(topi::kKeptLayoutAttr))
+            throw KeptLayoutFailed{plan.kernel_names[k] + ": " + e.what()};
           if (!c || !c->from_record) throw;
           // A record that no longer lowers (e.g. a knob the schedule lost): the default, said.
           std::optional<strategy::Choice> d = strategy::choose(*fn, tgt, nullptr);
@@ -235,19 +241,20 @@ Compiled compile_once(const ir::Module& m, const CompileOptions& opts, const std
       }
     }
     if (failed.empty()) break;
+    for (const auto& [k, reason] : failed)
+      if (plan.kernels[k]->as<ir::FunctionNode>()->attrs.count(topi::kKeptLayoutAttr))
+        throw KeptLayoutFailed{plan.kernel_names[k] + ": " + reason};
     SY_CHECK(attempt == 0) << "lowering failed after marking fallbacks";
     std::vector<const ir::CallNode*> packed_calls = primitive_calls(packed), fused_calls = primitive_calls(out.fused);
     SY_CHECK(packed_calls.size() == fused_calls.size()) << "prepacking changed the calls";
-    std::map<const ir::ExprNode*, std::string> why;
+    std::unordered_map<const ir::ExprNode*, ir::FuncAttrs> why;
     for (size_t i = 0; i < packed_calls.size(); ++i) {
       const ir::Expr& callee = packed_calls[i]->callee;
       for (const auto& [k, reason] : failed)
-        if (ir::structural_equal(callee, plan.kernels[k])) why[fused_calls[i]] = reason;
+        if (ir::structural_equal(callee, plan.kernels[k])) why[fused_calls[i]][kFallbackAttr] = reason;
     }
     for (const auto& [k, reason] : failed) out.fallbacks.emplace_back(plan.kernel_names[k], reason);
-    FallbackMarker mk(std::move(why));
-    const ir::FunctionNode& main = out.fused.main();
-    out.fused.functions["main"] = ir::function(main.params, mk.mutate(main.body), main.attrs);
+    out.fused = with_call_attrs(out.fused, std::move(why));
   }
   out.lower_seconds = since(t0);
   auto t1 = std::chrono::steady_clock::now();
@@ -264,7 +271,8 @@ Compiled compile_once(const ir::Module& m, const CompileOptions& opts, const std
     out.executable = std::make_shared<Executable>(plan, std::move(lib), tgt);
   } catch (const ExternInitError& e) {
     for (size_t k = 0; k < plan.kernel_names.size(); ++k)
-      if (plan.kernel_names[k] == e.kernel) throw RefusedKernel{{plan.kernels[k], e.what()}};
+      if (plan.kernel_names[k] == e.kernel)
+        throw RefusedKernel{{without_kept_layout(*plan.kernels[k]->as<ir::FunctionNode>()), e.what()}};
     throw;
   }
   return out;
@@ -276,9 +284,14 @@ Compiled compile_native(const ir::Module& m, const CompileOptions& opts) {
   // A chosen extern that refuses its call site (e.g. a shape its library has no primitive for)
   // is replaced by the default, said in the kernel's choice, as a record that does not lower is.
   std::vector<Refused> refused;
+  bool keep = true;
   for (;;) {
     try {
-      return compile_once(m, opts, refused);
+      return compile_once(m, opts, refused, keep);
+    } catch (const KeptLayoutFailed& f) {
+      if (!keep) throw Error(f.why);
+      keep = false;
+      if (opts.progress) opts.progress("kept layouts dropped (" + f.why + "); compiling again with plain layouts");
     } catch (const RefusedKernel& r) {
       for (const Refused& x : refused)
         if (ir::structural_equal(x.fn, r.refused.fn)) throw Error(r.refused.why);  // the default refused too
@@ -301,3 +314,4 @@ std::shared_ptr<Executable> load_native(const ir::Module& fused, const std::stri
 }
 
 }  // namespace sy::native
+

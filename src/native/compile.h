@@ -31,6 +31,10 @@ struct CompileOptions {
   std::map<std::string, LoweringHookFn> lowering_hooks;
   // The splits of those hooks that make several kernels of a region (hooked_regions.h).
   std::map<std::string, RegionSplitFn> region_splits;
+  // Every kernel whose records measured an implementation that keeps layouts with its neighbours
+  // takes it (see kept_layouts.h), instead of weighing it against the others: what `tune` times
+  // the model with, against the kernels chosen one by one.
+  bool keep_all_layouts = false;
 };
 
 struct Compiled {

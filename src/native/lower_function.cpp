@@ -3,6 +3,8 @@
 #include "support/numbered.h"
 #include "native/lower_function.h"
 
+#include "native/plan.h"
+
 #include <unordered_map>
 
 #include "ir/visitor.h"
@@ -121,7 +123,10 @@ tir::PrimFunc lower_function(const ir::FunctionNode& fn, const std::string& name
   else
     topi::schedule_injective(g);
   args.insert(args.end(), outputs.begin(), outputs.end());
-  return te::lower(sch, args, name);
+  tir::PrimFunc f = te::lower(sch, args, name);
+  // The plan may put the result in an input's storage (an extern accumulating onto it).
+  f.params_may_alias = fn.attrs.count(kInPlaceAttr) > 0;
+  return f;
 }
 
 std::optional<std::string> random_knobs(const ir::FunctionNode& fn, const target::Target& t, std::mt19937_64& rng) {

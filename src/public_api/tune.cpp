@@ -180,6 +180,7 @@ TuneResult tune_in_process(const std::string& model, const std::string& records,
     r.timed_out = s.timed_out;
     r.seconds = s.seconds;
     r.failures = s.failures;
+    r.layouts = s.layouts;
     return r;
   });
 }

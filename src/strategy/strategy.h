@@ -68,6 +68,17 @@ struct Choice {
   // Per candidate implementation, what its records say (its best over its knobs: "0.412 ms",
   // or how it failed: "cut short: 2.3 ms", "wrong: ..."), when records chose.
   std::vector<std::pair<std::string, std::string>> measured;
+  // Per implementation that has an ok record, its best (fastest knobs), as measured alone, and
+  // with its layouts kept between its calls (kept_ms; 0: not measured): what
+  // native/kept_layouts.h weighs when it chooses implementations with their neighbours.
+  struct Cost {
+    std::string implementation, knobs;
+    double ms = 0, kept_ms = 0;
+    bool chain = false;  // a model ran faster end to end with it keeping wherever it could
+  };
+  std::vector<Cost> costs;
+  // The tuner: time this candidate with the function's KeptLayout attribute set to this.
+  std::string kept_layout;
 };
 
 // Chooses for one kernel: given its function as planned (weights in their packed types, what

@@ -1,6 +1,9 @@
 // The op implementation registry and the default injective schedule.
 #include "topi/topi.h"
 
+#include <cstdlib>
+#include <sstream>
+
 #include "ops/op.h"
 #include "support/error.h"
 
@@ -54,5 +57,45 @@ const ExternTable& extern_table() { return registry().externs; }
 // One vector: the conv and dense micro-kernels hold a block of outputs per register, and a
 // register tile spans several blocks.
 int weight_block(const target::Target& t) { return t.vector_lanes(); }
+
+std::optional<KeptLayout> kept_layout_of(const ir::FunctionNode& fn) {
+  auto it = fn.attrs.find(kKeptLayoutAttr);
+  if (it == fn.attrs.end()) return std::nullopt;
+  KeptLayout k;
+  std::istringstream in(it->second);
+  std::string word;
+  if (!(in >> k.layout)) throw Error(std::string(kKeptLayoutAttr) + ": no layout in '" + it->second + "'");
+  while (in >> word) {
+    if (word == "out") {
+      k.result = true;
+    } else if (word.rfind("in=", 0) == 0) {
+      std::istringstream ps(word.substr(3));
+      std::string p;
+      while (std::getline(ps, p, ',')) {
+        char* end = nullptr;
+        const long v = std::strtol(p.c_str(), &end, 10);
+        if (p.empty() || *end || v < 0 || v >= static_cast<long>(fn.params.size()))
+          throw Error(std::string(kKeptLayoutAttr) + ": bad parameter '" + p + "' in '" + it->second + "'");
+        k.params.push_back(static_cast<int>(v));
+      }
+    } else {
+      throw Error(std::string(kKeptLayoutAttr) + ": unexpected '" + word + "' in '" + it->second + "'");
+    }
+  }
+  return k;
+}
+
+std::string kept_layout_str(const KeptLayout& k) {
+  std::string s = k.layout;
+  if (!k.params.empty()) {
+    s += " in=";
+    for (size_t i = 0; i < k.params.size(); ++i) {
+      if (i) s += ',';
+      s += std::to_string(k.params[i]);
+    }
+  }
+  if (k.result) s += " out";
+  return s;
+}
 
 }  // namespace sy::topi

@@ -72,6 +72,29 @@ class ComputeFn {
 // exported symbols from the program.
 using ExternTable = std::map<std::string, void*>;
 
+// Where an implementation can keep a layout of its own at a fused function's boundary (see
+// OpImpl::kept_layouts).
+struct KeptLayoutSupport {
+  std::string layout;              // "": none
+  std::vector<int> params;         // parameters it can take in the layout
+  std::vector<int> with_result;    // parameters it can take in it only when the result is in it too
+  std::vector<int> result_needs;   // parameters it must take in it to give the result in it
+  bool result = false;             // whether it can give its result in the layout
+  int in_place = -1;               // a parameter whose storage the kept result may take (-1: none)
+};
+
+// The attribute on a fused function some of whose parameters, or whose result, are kept in an
+// implementation's layout (native/kept_layouts.h sets it): "<layout> in=<param>,... out".
+inline constexpr const char* kKeptLayoutAttr = "KeptLayout";
+struct KeptLayout {
+  std::string layout;
+  std::vector<int> params;  // parameters given in the layout
+  bool result = false;      // the result is wanted in it
+};
+// fn's KeptLayout attribute; nullopt without one; sy::Error if malformed.
+std::optional<KeptLayout> kept_layout_of(const ir::FunctionNode& fn);
+std::string kept_layout_str(const KeptLayout& k);
+
 // One native implementation of an op (a compute and the schedule of a group anchored on it).
 // An op may have several (conv2d: flat, rows, blocked, depthwise, direct); which one a fused
 // group uses is the strategy's choice (src/strategy/), which lists these beside extern ones.
@@ -97,6 +120,12 @@ struct OpImpl {
   std::function<std::optional<std::vector<te::Tensor>>(const ir::FunctionNode& fn, const std::vector<te::Tensor>& params,
                                                       const target::Target& t)>
       group_compute;
+  // A layout other than the plain one (e.g. oneDNN's "nChw16c") in which this implementation can
+  // take some of the fused function's parameters and give its result, so that a value passed
+  // between two of its calls stays in it instead of being reordered out of one and into the next
+  // (native/kept_layouts.h decides where; the function's KeptLayout attribute says so to
+  // group_compute). Null: plain layouts only.
+  std::function<KeptLayoutSupport(const ir::FunctionNode& fn, const target::Target& t)> kept_layouts;
 };
 inline constexpr int kDefaultPriority = 10;
 

@@ -21,6 +21,7 @@
 #include "ir/type.h"
 #include "native/compile.h"
 #include "support/error.h"
+#include "target/host.h"
 
 namespace sy::tune {
 
@@ -228,6 +229,20 @@ struct Built {
   codegen::PackedKernel kernel = nullptr;
 };
 
+// The task's module with its call's function given the KeptLayout attribute `kept`: its
+// parameters and result taken as in that layout (random inputs either way; see Choice::kept_layout).
+ir::Module with_kept_layout(const ir::Module& m, const std::string& kept) {
+  const ir::FunctionNode& main = m.main();
+  const auto* call = main.body->as<ir::CallNode>();
+  const auto* fn = call ? call->callee->as<ir::FunctionNode>() : nullptr;
+  if (!fn) throw Error("tune: a task's main is not one call of a function");
+  ir::FuncAttrs attrs = fn->attrs;
+  attrs[topi::kKeptLayoutAttr] = kept;
+  ir::Module out = m;
+  out.functions["main"] = ir::function(main.params, ir::call_function(ir::function(fn->params, fn->body, attrs), call->args), main.attrs);
+  return out;
+}
+
 // Builds the candidate (in the child); on failure says why and returns false.
 bool build_candidate(const Task& task, const target::Target& t, const strategy::Choice& candidate,
                      const std::vector<Tensor>& inputs, Built& b, std::string& why) {
@@ -239,7 +254,7 @@ bool build_candidate(const Task& task, const target::Target& t, const strategy::
     return c;
   };
   try {
-    b.nc = native::compile_native(task.module, co);
+    b.nc = native::compile_native(candidate.kept_layout.empty() ? task.module : with_kept_layout(task.module, candidate.kept_layout), co);
   } catch (const std::exception& e) {
     why = e.what();
     return false;
@@ -405,6 +420,59 @@ std::vector<Measurement> TaskBench::confirm(const std::vector<strategy::Choice>&
     m.median_ms = reps[i].median_ms;
     m.costs_ms.assign(reps[i].costs_ms, reps[i].costs_ms + reps[i].ncosts);
     out.push_back(m);
+  }
+  return out;
+}
+
+std::vector<double> time_models(const ir::Module& m, const std::vector<native::CompileOptions>& options,
+                                const MeasureOptions& opts) {
+  const size_t n = options.size();
+  if (n == 0) return {};
+  Shared shared(sizeof(Report) * n);
+  Report* reps = shared.as<Report>();
+  ChildEnd end = run_child([&] {
+    const target::Target tgt = options[0].target ? *options[0].target : target::host();
+    const int threads = opts.threads > 0 ? opts.threads : std::max(1, tgt.cores);
+    omp_set_num_threads(threads);  // this process keeps to one thread; the model runs on the target's
+    std::vector<native::Compiled> built;
+    for (const native::CompileOptions& o : options) built.push_back(native::compile_native(m, o));
+    const native::Plan& plan = built[0].executable->plan();
+    std::vector<Tensor> inputs;
+    std::mt19937 rng(opts.seed);
+    std::uniform_real_distribution<float> u(-1, 1);
+    for (int v : plan.inputs) {
+      const native::Value& val = plan.values[static_cast<size_t>(v)];
+      Tensor t(val.dtype, val.shape);
+      if (val.dtype == DType::f32)
+        for (int64_t i = 0; i < t.numel(); ++i) t.data<float>()[i] = u(rng);
+      else
+        std::memset(t.raw(), 0, t.nbytes());
+      inputs.push_back(std::move(t));
+    }
+    for (int w = 0; w < 3; ++w)
+      for (native::Compiled& c : built) c.executable->run(inputs, threads, nullptr);
+    std::vector<std::vector<double>> t(n);
+    auto t0 = std::chrono::steady_clock::now();
+    for (int r = 0; r < opts.max_runs; ++r) {
+      for (size_t i = 0; i < n; ++i) {
+        auto a = std::chrono::steady_clock::now();
+        built[i].executable->run(inputs, threads, nullptr);
+        t[i].push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a).count());
+      }
+      if (r + 1 >= opts.min_runs &&
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() >= opts.min_seconds * static_cast<double>(n))
+        break;
+    }
+    for (size_t i = 0; i < n; ++i) {
+      reps[i].median_ms = median(t[i]);
+      reps[i].done = 1;
+    }
+  }, opts.timeout_s * static_cast<double>(n) * 4);
+  if (end.timed_out || end.signal) return {};
+  std::vector<double> out;
+  for (size_t i = 0; i < n; ++i) {
+    if (!reps[i].done) return {};
+    out.push_back(reps[i].median_ms);
   }
   return out;
 }

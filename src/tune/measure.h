@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "native/compile.h"
 #include "strategy/strategy.h"
 #include "support/tensor.h"
 #include "target/target.h"
@@ -59,5 +60,11 @@ class TaskBench {
   MeasureOptions opts_;
   std::vector<Tensor> inputs_, want_;
 };
+
+// Compiles m once per set of options in a child process and times the executables one run of
+// each in turn (after warm-up), at least opts.min_runs and opts.min_seconds each, on seeded
+// random inputs: the median ms of each, or empty if the child failed or timed out.
+std::vector<double> time_models(const ir::Module& m, const std::vector<native::CompileOptions>& options,
+                                const MeasureOptions& opts);
 
 }  // namespace sy::tune

@@ -80,6 +80,8 @@ std::string to_json_line(const Record& r) {
   j["flops"] = r.flops;
   j["validators"] = r.validators;
   j["time"] = r.time;
+  if (!r.kept_layout.empty()) j["kept_layout"] = r.kept_layout;
+  if (r.model_chain) j["model_chain"] = true;
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
@@ -107,6 +109,8 @@ Record from_json_line(const std::string& line, const std::string& where) {
     r.flops = j.value("flops", int64_t{0});
     r.validators = j.at("validators").get<std::map<std::string, std::string>>();
     r.time = j.value("time", "");
+    r.kept_layout = j.value("kept_layout", "");
+    r.model_chain = j.value("model_chain", false);
   } catch (const nlohmann::json::exception& e) {
     throw Error(where + ": not a tuning record: " + e.what());
   } catch (const Error& e) {
@@ -151,7 +155,8 @@ std::vector<Record> merge_records(const std::vector<Record>& rs) {
   auto key = [](const Record& r) {
     std::string v;
     for (const auto& [k, x] : r.validators) v += k + "=" + x + ";";
-    return r.workload + "|" + r.target_key + "|" + v + "|" + r.implementation;
+    return r.workload + "|" + r.target_key + "|" + v + "|" + r.implementation + "|" + r.kept_layout +
+           (r.model_chain ? "|chain" : "");
   };
   std::map<std::string, Record> best_ok, a_failure;
   std::vector<std::string> order;
@@ -195,8 +200,14 @@ SelectedRecords select_records(const std::vector<Record>& rs, const target::Targ
       continue;
     }
     ++a.used;
+    if (!r.kept_layout.empty()) {
+      if (r.outcome == Outcome::Ok) a.kept_by_workload[r.workload].push_back(r);
+      continue;
+    }
     a.by_workload[r.workload].push_back(r);
   }
+  for (auto& [w, v] : a.kept_by_workload)
+    std::stable_sort(v.begin(), v.end(), [](const Record& x, const Record& y) { return x.median_ms < y.median_ms; });
   // Ok records first, the confirmed ones first among them (timed side by side), fastest first;
   // then the failures in file order.
   for (auto& [w, v] : a.by_workload)
@@ -247,7 +258,16 @@ strategy::Chooser records_chooser(const SelectedRecords& records) {
                          : r.outcome == Outcome::Cut ? "cut short at " + ms(r.median_ms) + " (> 2x the best)"
                                                      : std::string(outcome_name(r.outcome)) + ": " + r.message;
       c.measured.emplace_back(r.implementation, what);
+      // A candidate cut short passed the check: its time alone is at least that.
+      if (r.outcome == Outcome::Ok || r.outcome == Outcome::Cut) c.costs.push_back({r.implementation, r.knobs, r.median_ms, 0});
     }
+    if (auto k = a.kept_by_workload.find(it->first); k != a.kept_by_workload.end())
+      for (strategy::Choice::Cost& cost : c.costs)
+        for (const Record& r : k->second)
+          if (r.implementation == cost.implementation && r.knobs == cost.knobs) {
+            if (cost.kept_ms == 0) cost.kept_ms = r.median_ms;
+            cost.chain |= r.model_chain;
+          }
     return c;
   };
 }

@@ -40,6 +40,13 @@ struct Record {
   bool confirmed = false;
   int threads = 0, uses = 0;
   int64_t flops = 0;
+  // Non-empty: the implementation timed with its data and result kept in this layout (a
+  // KeptLayout attribute, "nhwc in=0 out"), as between two of its calls; not checked (the same
+  // primitive as the checked plain record, without its reorders), and never chosen alone.
+  std::string kept_layout;
+  // With kept_layout: a model ran faster end to end with every kernel that could keep layouts
+  // keeping them than with its kernels chosen one by one (tune's check after the kernels).
+  bool model_chain = false;
   std::map<std::string, std::string> validators;
   std::string time;  // UTC, ISO 8601
 };
@@ -68,6 +75,8 @@ std::vector<Record> merge_records(const std::vector<Record>& rs);
 struct SelectedRecords {
   // workload -> its ok records (best first)
   std::map<std::string, std::vector<Record>> by_workload;
+  // workload -> its records timed with kept layouts (Record::kept_layout), fastest first
+  std::map<std::string, std::vector<Record>> kept_by_workload;
   size_t used = 0;           // records accepted
   size_t other_target = 0;   // records for other targets
   size_t stale = 0;          // records with other validators

@@ -12,7 +12,9 @@
 #include "strategy/strategy.h"
 #include "support/error.h"
 #include "target/host.h"
+#include "tune/measure.h"
 #include "tune/records.h"
+#include "tune/task.h"
 
 namespace sy::tune {
 
@@ -34,6 +36,93 @@ int threads_in_process() {
        it.increment(ec))
     ++n;
   return n;
+}
+
+// The KeptLayout attribute under which implementation `impl` of the task keeps all it can (its
+// data, added tensors and result); "" if it keeps nothing.
+std::string kept_layout_for(const Task& task, const target::Target& t, const std::string& impl) {
+  const auto* fn = task.planned->as<ir::FunctionNode>();
+  const ir::CallNode* anchor = strategy::anchor_of(*fn);
+  if (!anchor) return "";
+  for (const topi::OpImpl* i : strategy::implementations(anchor->op)) {
+    if (i->name != impl || !i->kept_layouts) continue;
+    const topi::KeptLayoutSupport s = i->kept_layouts(*fn, t);
+    if (s.layout.empty()) return "";
+    topi::KeptLayout k;
+    k.layout = s.layout;
+    k.result = s.result;
+    k.params = s.params;
+    if (s.result)
+      for (int p : s.with_result)
+        if (std::find(k.params.begin(), k.params.end(), p) == k.params.end()) k.params.push_back(p);
+    std::sort(k.params.begin(), k.params.end());
+    return k.params.empty() && !k.result ? "" : topi::kept_layout_str(k);
+  }
+  return "";
+}
+
+// Kernels timed alone miss what they cost in the model: the other core's data at two threads, the
+// caches their neighbours leave. Layouts kept between extern calls are what the model gains
+// beside them, so the model itself decides: timed end to end with its kernels chosen by the
+// records (keep_layouts weighing each kernel's two options) and with every kernel that can keep
+// layouts keeping them. When keeping everywhere is faster by more than the noise, its kept
+// records are written again marked model_chain, which compile then follows without weighing.
+void check_layouts_end_to_end(const ir::Module& m, const target::Target& t, const std::string& records_path,
+                              const std::map<std::string, std::string>& validators, const TuneOptions& opts,
+                              TuneSummary* sum) {
+  if (!opts.externs || opts.shards > 1) return;  // a shard has only some of the model's records
+  std::vector<Record> all;
+  try {
+    all = read_records(records_path);
+  } catch (const Error&) {  // e.g. a line cut off by an interrupted write, now followed by others
+    return;
+  }
+  const SelectedRecords sel = select_records(all, t, validators);
+  if (sel.kept_by_workload.empty()) return;
+  std::set<std::string> model_workloads;
+  for (const Task& task : extract_tasks(m, t)) model_workloads.insert(task.key);
+  std::vector<Record> kept;
+  bool marked = false;
+  for (const auto& [w, rs] : sel.kept_by_workload)
+    if (model_workloads.count(w)) {
+      kept.push_back(rs.front());
+      for (const Record& r : rs) marked |= r.model_chain;
+    }
+  if (kept.empty()) return;
+  if (marked) {
+    sum->layouts = "kept layouts: the records already say this model runs faster keeping them";
+    return;
+  }
+  native::CompileOptions chosen;
+  chosen.target = t;
+  chosen.chooser = records_chooser(sel);
+  native::CompileOptions keeping = chosen;
+  keeping.keep_all_layouts = true;
+  MeasureOptions mo = opts.measure;
+  mo.min_runs = 20;
+  mo.min_seconds = 2;
+  std::vector<double> ms;
+  try {
+    ms = time_models(m, {chosen, keeping}, mo);
+  } catch (const std::exception& e) {
+    sum->layouts = std::string("kept layouts: not timed end to end (") + e.what() + ")";
+    return;
+  }
+  if (ms.size() != 2) {
+    sum->layouts = "kept layouts: not timed end to end (the model failed to build or run)";
+    return;
+  }
+  char buf[200];
+  const bool keep = ms[1] < ms[0] * 0.98;  // beyond the noise of alternating medians
+  std::snprintf(buf, sizeof buf, "kept layouts, end to end: %.4g ms keeping them wherever the records allow, %.4g ms with the kernels chosen one by one: %s",
+                ms[1], ms[0], keep ? "keeping (marked in the records)" : "one by one");
+  sum->layouts = buf;
+  if (!keep) return;
+  for (Record& r : kept) {
+    r.model_chain = true;
+    r.time = utc_now();
+  }
+  append_records(records_path, kept);
 }
 
 bool in_shard(const std::string& workload, int shard, int shards) {
@@ -69,11 +158,15 @@ TuneSummary tune(const ir::Module& m, const target::Target& t, const std::string
   // tuned with --no-externs is tuned again when externs are allowed), or, when --trials is below
   // their number (the guided search could not reach them all), as many records as trials. One
   // cut off by the time budget, or where every candidate failed, is tuned again.
-  std::set<std::string> confirmed;
+  std::set<std::string> confirmed, kept_timed;
   std::map<std::string, std::set<std::string>> measured_impls;
   std::map<std::string, int> measured;
   for (const Record& r : read_records(records_path, &sum.partial_lines)) {
     if (r.target_key != t.key() || r.validators != validators) continue;
+    if (!r.kept_layout.empty()) {
+      kept_timed.insert(r.workload);
+      continue;
+    }
     if (r.outcome == Outcome::Ok && r.confirmed) confirmed.insert(r.workload);
     measured_impls[r.workload].insert(r.implementation);
     ++measured[r.workload];
@@ -81,6 +174,10 @@ TuneSummary tune(const ir::Module& m, const target::Target& t, const std::string
   auto is_done = [&](const Task& task, const Search& probe) {
     if (!confirmed.count(task.key)) return false;
     const std::set<std::string>& have = measured_impls[task.key];
+    // Records made before implementations were timed with kept layouts lack that time.
+    if (!kept_timed.count(task.key))
+      for (const std::string& i : have)
+        if (!kept_layout_for(task, t, i).empty()) return false;
     bool all = true;
     for (const std::string& i : probe.lowerable()) all &= have.count(i) > 0;
     return all || (opts.trials < static_cast<int>(probe.lowerable().size()) && measured[task.key] >= opts.trials);
@@ -206,6 +303,27 @@ TuneSummary tune(const ir::Module& m, const target::Target& t, const std::string
     if (pick.size() > 3) pick.resize(3);
     if (!records.empty() && records[0].outcome == Outcome::Ok && std::find(pick.begin(), pick.end(), 0) == pick.end())
       pick.push_back(0);
+    // An implementation that can keep its layouts with its neighbours' (topi::OpImpl::
+    // kept_layouts) is timed once more that way, beside the others: what it costs inside a chain
+    // of its calls, without its reorders (a record of its own, which compile weighs with the
+    // neighbours' choices).
+    // The best of each such implementation, whether or not it is among the best alone (a
+    // candidate cut short passed the check first: alone it lost by its reorders).
+    std::map<std::string, size_t> best_of;
+    for (size_t i = 0; i < records.size(); ++i) {
+      if (records[i].outcome != Outcome::Ok && records[i].outcome != Outcome::Cut) continue;
+      auto it = best_of.find(records[i].implementation);
+      if (it == best_of.end() || records[i].median_ms < records[it->second].median_ms) best_of[records[i].implementation] = i;
+    }
+    std::vector<Record> kept;
+    for (const auto& [impl, i] : best_of) {
+      const std::string layout = kept_layout_for(task, t, impl);
+      if (layout.empty()) continue;
+      Record r = records[i];
+      r.kept_layout = layout;
+      r.outcome = Outcome::Ok;
+      kept.push_back(r);
+    }
     if (!pick.empty() && !out_of_time) {
       std::vector<strategy::Choice> again;
       for (size_t i : pick) {
@@ -214,15 +332,23 @@ TuneSummary tune(const ir::Module& m, const target::Target& t, const std::string
         c.knobs = records[i].knobs;
         again.push_back(c);
       }
+      for (const Record& r : kept) {
+        strategy::Choice c;
+        c.implementation = r.implementation;
+        c.knobs = r.knobs;
+        c.kept_layout = r.kept_layout;
+        again.push_back(c);
+      }
       std::vector<Measurement> ms = bench.confirm(again);
       for (size_t j = 0; j < ms.size(); ++j) {
-        Record& r = records[pick[j]];
+        Record& r = j < pick.size() ? records[pick[j]] : kept[j - pick.size()];
         r.median_ms = ms[j].median_ms;
         r.costs_ms = ms[j].costs_ms;
         r.confirmed = true;
       }
+      if (!ms.empty()) records.insert(records.end(), kept.begin(), kept.end());
       if (!ms.empty()) {
-        size_t best = pick[0];
+        size_t best = pick[0];  // among the plain records: a kept one is never chosen alone
         for (size_t i : pick)
           if (records[i].median_ms < records[best].median_ms) best = i;
         p.best_ms = records[best].median_ms;
@@ -238,6 +364,7 @@ TuneSummary tune(const ir::Module& m, const target::Target& t, const std::string
     p.last = nullptr;
     if (progress) progress(p);
   }
+  check_layouts_end_to_end(m, t, records_path, validators, opts, &sum);
   sum.seconds = elapsed();
   return sum;
 }

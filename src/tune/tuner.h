@@ -49,6 +49,7 @@ struct TuneSummary {
   int candidates = 0, wrong = 0, crashed = 0, build_failed = 0, cut = 0, timed_out = 0;
   double seconds = 0;
   std::vector<std::string> failures;  // "task: impl knobs: outcome: message", for the summary
+  std::string layouts;  // the end-to-end check of kept layouts (see tune()), "" when none ran
 };
 
 // Appends the records to records_path as each task ends. Call it from a process of one thread

@@ -112,7 +112,7 @@ TEST(ExternState, OneStatePerCallMadeOnceRunEveryTimeDestroyedWithTheExecutable)
   native::CompileOptions o;
   o.chooser = [](const ir::FunctionNode&, const ir::CallNode& anchor, const target::Target&) {
     std::optional<strategy::Choice> c;
-    if (anchor.op == OpCode::Dense) c = strategy::Choice{"dense.test_state", "", "forced by the test", true, {}};
+    if (anchor.op == OpCode::Dense) c = strategy::Choice{"dense.test_state", "", "forced by the test", true, {}, {}, ""};
     return c;
   };
   const int i0 = inits, r0 = runs, d0 = destroys;
@@ -166,7 +166,7 @@ TEST(ExternState, AnInitFailureFallsBackToTheDefaultSaysWhyAndFreesTheStatesMade
   m.functions["main"] = ir::function({x, w}, ir::call_function(fn, {h, w}));
   native::CompileOptions o;
   o.chooser = [](const ir::FunctionNode&, const ir::CallNode&, const target::Target&) {
-    return std::optional<strategy::Choice>(strategy::Choice{"dense.test_state", "", "forced by the test", true, {}});
+    return std::optional<strategy::Choice>(strategy::Choice{"dense.test_state", "", "forced by the test", true, {}, {}, ""});
   };
   const int i0 = inits, d0 = destroys;
   native::Compiled nc = native::compile_native(m, o);
@@ -289,7 +289,7 @@ TEST(ExternState, OneDnnConvTakesTheEpilogueAsPostOps) {
       const std::string name = impl;
       o.chooser = [&](const ir::FunctionNode&, const ir::CallNode& anchor, const target::Target&) {
         std::optional<strategy::Choice> c;
-        if (anchor.op == OpCode::Conv2d) c = strategy::Choice{name, "", "forced by the test", true, {}};
+        if (anchor.op == OpCode::Conv2d) c = strategy::Choice{name, "", "forced by the test", true, {}, {}, ""};
         return c;
       };
       native::Compiled nc = native::compile_native(m, o);
@@ -337,7 +337,7 @@ TEST(ExternState, OneDnnPrimitivesForAnotherThreadCountReuseTheWeight) {
     native::CompileOptions o;
     o.chooser = [&](const ir::FunctionNode&, const ir::CallNode& anchor, const target::Target&) {
       std::optional<strategy::Choice> c;
-      if (anchor.op == OpCode::Conv2d || anchor.op == OpCode::Dense) c = strategy::Choice{name, "", "forced by the test", true, {}};
+      if (anchor.op == OpCode::Conv2d || anchor.op == OpCode::Dense) c = strategy::Choice{name, "", "forced by the test", true, {}, {}, ""};
       return c;
     };
     native::Compiled nc = native::compile_native(m, o);

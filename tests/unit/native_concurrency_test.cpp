@@ -107,7 +107,7 @@ TEST(NativeConcurrency, ExternStatesAreSharedSafely) {
       for (const auto& e : strategy::applicable(anchor, t).entries)
         if (!e.impl->library.empty()) ext.push_back(e.impl->name);
       if (ext.empty()) return std::nullopt;
-      return strategy::Choice{ext[static_cast<size_t>(forced++) % ext.size()], "", "forced by the test", true, {}};
+      return strategy::Choice{ext[static_cast<size_t>(forced++) % ext.size()], "", "forced by the test", true, {}, {}, ""};
     };
     native::Compiled c = native::compile_native(m, o);
     const native::Executable& exe = *c.executable;

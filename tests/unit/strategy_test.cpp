@@ -117,7 +117,7 @@ void expect_every_conv_implementation_matches(const ir::Module& m, const std::ve
     native::CompileOptions o;
     o.chooser = [&](const ir::FunctionNode&, const ir::CallNode& anchor, const target::Target&) {
       std::optional<strategy::Choice> c;
-      if (anchor.op == OpCode::Conv2d) c = strategy::Choice{name, "", "forced by the test", true, {}};
+      if (anchor.op == OpCode::Conv2d) c = strategy::Choice{name, "", "forced by the test", true, {}, {}, ""};
       return c;
     };
     native::Compiled nc = native::compile_native(m, o);

@@ -105,6 +105,7 @@ int run_tune(const TuneArgs& a) {
     std::cout << "; " << s.nothing_to_choose << (s.nothing_to_choose == 1 ? " kernel has" : " kernels have")
               << " nothing to choose";
   std::cout << "\n";
+  if (!s.layouts.empty()) std::cout << s.layouts << "\n";
   if (s.partial_lines)
     std::cout << "note: the last line of " << a.output << " was cut off (an interrupted write); ignored\n";
   if (s.reference_failed)

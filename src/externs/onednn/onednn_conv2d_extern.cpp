@@ -3,7 +3,8 @@
 // layout of the neighbouring native kernels: conv2d.onednn hands oneDNN NCHW as it is (oneDNN
 // picks its best implementation for it); conv2d.onednn_blocked reorders the input to oneDNN's
 // preferred layout and the result back inside the call, which pays for itself only when that
-// convolution is enough faster (the tuner measures both).
+// convolution is enough faster (the tuner measures both). Between two calls of conv2d.onednn_blocked
+// the value stays in oneDNN's channel-blocked layout (native/kept_layouts.h): neither reorders.
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
@@ -33,12 +34,15 @@ using tag = memory::format_tag;
 // attrs: stride h w, pad top left bottom right, dilation h w, groups, weight block (0: plain
 // [O, C/G, KH, KW] weight), the activations' layout (0: as the buffers' ranks say, NCHW or
 // nChw<B>c; 1: NCHW buffers reordered inside the call to the layout oneDNN picks; 2: the blocked
-// buffers are NHWC, [N, 1, H, W, C]), bias (0/1), the number of post-ops, then
+// buffers are NHWC, [N, 1, H, W, C]), bias (0/1), the number of post-ops, the channel block of the
+// buffers kept in oneDNN's blocked layout (nChw<B>c, though the buffer's rank says NCHW; 0: none)
+// and which (1: the input, 2: the result, 4: the added tensors), then
 // three per post-op in the order they apply: kind and its two operands (relu: -; clip: the
 // bounds' float bits; add: the buffer added, of the result's shape; sum, first only: the buffer
 // added, which the result's buffer holds before the primitive accumulates onto it: copied there
 // unless it already is, i.e. planned in place).
-enum Attr { kSh, kSw, kPt, kPl, kPb, kPr, kDh, kDw, kGroups, kBlock, kBlocked, kHasBias, kNumPosts, kNumAttrs };
+enum Attr { kSh, kSw, kPt, kPl, kPb, kPr, kDh, kDw, kGroups, kBlock, kBlocked, kHasBias, kNumPosts, kKeptBlock, kKept, kNumAttrs };
+constexpr int64_t kKeptSrc = 1, kKeptDst = 2, kKeptAdded = 4;
 enum PostKind : int64_t { kPostRelu = 1, kPostClip = 2, kPostAdd = 3, kPostSum = 4, kPostSilu = 5 };
 struct Post {
   int64_t kind = 0, a = 0, b = 0;
@@ -76,7 +80,7 @@ struct ConvPrims {
 struct Conv {
   memory::desc src_user, dst_user, wei_user, bias;
   memory::dims strides, dil, pad_l, pad_r;
-  bool has_bias = false, blocked = false, nhwc = false;
+  bool has_bias = false, blocked = false, nhwc = false, src_kept = false, dst_kept = false;
   int out = 0;  // the output's buffer: after x, w, [bias] and the added tensors
   std::vector<Post> posts;
   ConstantWeights constant_weight;  // when the weight is a model constant
@@ -86,7 +90,8 @@ struct Conv {
   ConvPrims make() const {
     ConvPrims p;
     const auto any = [](const memory::desc& d) { return memory::desc(d.dims(), memory::data_type::f32, tag::any); };
-    const memory::desc src = blocked ? any(src_user) : src_user, dst = blocked ? any(dst_user) : dst_user;
+    const memory::desc src = blocked && !src_kept ? any(src_user) : src_user;
+    const memory::desc dst = blocked && !dst_kept ? any(dst_user) : dst_user;
     const auto kind = dnnl::prop_kind::forward_inference;
     const auto alg = dnnl::algorithm::convolution_direct;
     dnnl::convolution_forward::desc d =
@@ -140,11 +145,17 @@ void* conv_init(const sy_extern_site* s, char* err, size_t err_size) {
     c->blocked = a[kBlocked] == 1;
     c->nhwc = a[kBlocked] == 2;
     c->out = out;
+    const int64_t kept = a[kKeptBlock] != 0 ? a[kKept] : 0;
+    if (kept < 0 || kept > 7 || ((kept & kKeptAdded) && !(kept & kKeptDst)) || (kept && !c->blocked))
+      throw std::runtime_error("conv2d: a malformed kept layout");
+    c->src_kept = kept & kKeptSrc;
+    c->dst_kept = kept & kKeptDst;
     for (int64_t i = 0; i < a[kNumPosts]; ++i) {
       Post p{a[kNumAttrs + 3 * i], a[kNumAttrs + 3 * i + 1], a[kNumAttrs + 3 * i + 2]};
       const bool adds_buffer = p.kind == kPostAdd || p.kind == kPostSum;
       if (p.kind < kPostRelu || p.kind > kPostSilu ||
-          (adds_buffer && (c->blocked || p.a < 2 + (c->has_bias ? 1 : 0) || p.a >= out)) || (p.kind == kPostSum && i != 0))
+          (adds_buffer && ((c->blocked && !(kept & kKeptAdded)) || p.a < 2 + (c->has_bias ? 1 : 0) || p.a >= out)) ||
+          (p.kind == kPostSum && i != 0))
         throw std::runtime_error("conv2d: a malformed post-op");
       if (adds_buffer && dims_of(*s, static_cast<int>(p.a)) != dims_of(*s, out))
         throw std::runtime_error("conv2d: an added tensor of another shape or layout than the result");
@@ -154,11 +165,15 @@ void* conv_init(const sy_extern_site* s, char* err, size_t err_size) {
     const int64_t G = a[kGroups], O = y[1], C = x[1], KH = s->shapes[1][2], KW = s->shapes[1][3];
     if (G < 1 || C % G || O % G) throw std::runtime_error("conv2d: channels not divisible by the groups");
     try {
-      c->src_user = activation_desc(*s, 0, c->nhwc);
-      c->dst_user = activation_desc(*s, out, c->nhwc);
+      c->src_user = c->src_kept ? activation_desc(x, a[kKeptBlock]) : activation_desc(*s, 0, c->nhwc);
+      c->dst_user = c->dst_kept ? activation_desc(y, a[kKeptBlock]) : activation_desc(*s, out, c->nhwc);
     } catch (const std::runtime_error& e) {
       throw std::runtime_error(std::string("conv2d: ") + e.what());
     }
+    // A kept buffer is sized as the plain tensor: only whole blocks of channels fit it.
+    const int64_t B = a[kKeptBlock] > 0 ? a[kKeptBlock] : 1;  // NHWC: any channels
+    if ((c->src_kept && (s->ranks[0] != 4 || x[1] % B)) || (c->dst_kept && (s->ranks[out] != 4 || y[1] % B)))
+      throw std::runtime_error("conv2d: a kept layout of a partial block of channels");
     if (c->blocked && (s->ranks[0] == 5 || s->ranks[out] == 5))
       throw std::runtime_error("conv2d: the blocked variant takes NCHW data");
     c->wei_user = weight_desc(O, C / G, KH, KW, G, G > 1 ? tag::goihw : tag::oihw);
@@ -246,13 +261,14 @@ std::string why_not_conv(const ir::CallNode& c) {
 
 // The conv call's extern stage; `in` are its arguments' tensors then those of the add post-ops.
 te::Tensor conv_stage(const ir::CallNode& c, const std::vector<te::Tensor>& in, bool blocked, const std::vector<Post>& posts,
-                      const Shape& out) {
+                      const Shape& out, int64_t kept_block = 0, int64_t kept = 0) {
   const auto& a = c.attrs_as<ops::Conv2dAttrs>();
   const ir::TypeNode& w = ir::as_tensor(c.args.at(1)->type);
   const int64_t block = w.shape.size() == 5 ? w.shape[4] : 0;
   std::vector<int64_t> attrs = {a.strides[0], a.strides[1], a.padding[0], a.padding[1],   a.padding[2],
                                 a.padding[3], a.dilation[0], a.dilation[1], a.groups,      block,
-                                blocked ? 1 : 0, c.args.size() > 2 ? 1 : 0, static_cast<int64_t>(posts.size())};
+                                blocked ? 1 : 0, c.args.size() > 2 ? 1 : 0, static_cast<int64_t>(posts.size()),
+                                kept_block, kept};
   for (const Post& p : posts) attrs.insert(attrs.end(), {p.kind, p.a, p.b});
   return te::stateful_extern_op(blocked ? "conv2d_onednn_blocked" : "conv2d_onednn", out, DType::f32, in,
                                 "sy_onednn_conv2d", attrs);
@@ -262,16 +278,20 @@ std::vector<te::Tensor> conv_compute(const ir::CallNode& c, const std::vector<te
   return {conv_stage(c, in, blocked, {}, ir::as_tensor(c.type).shape)};
 }
 
-// A group conv -> [add(, residual)] -> [relu | clip] ... as one call with post-ops, when every op
-// after the conv is one oneDNN applies (the blocked variant keeps adds out: its result is in
-// another layout than the added tensor's). NaN: oneDNN's relu and clip post-ops map NaN to 0 or
-// to the lower bound where the native ops keep it, as the oneDNN backend's fused post-ops do;
-// finite inputs agree.
-std::optional<std::vector<te::Tensor>> conv_group(const ir::FunctionNode& fn, const std::vector<te::Tensor>& params,
-                                                  bool blocked) {
-  const ir::CallNode* anchor = strategy::anchor_of(fn);
-  if (!anchor || anchor->op != ops::OpCode::Conv2d) return std::nullopt;
-  const Shape& out = ir::as_tensor(anchor->type).shape;
+// A fused function that is one conv -> [add(, residual)] -> [relu | clip] ... chain, every op
+// after the conv one oneDNN applies as a post-op.
+struct Chain {
+  const ir::CallNode* anchor = nullptr;
+  std::vector<Post> posts;  // in the order they apply; an add's operand index is set by conv_group
+  std::vector<int> added;   // the parameter each add post-op adds, in that order
+  std::vector<int> args;    // the parameter of each of the conv's arguments
+};
+
+std::optional<Chain> chain_of(const ir::FunctionNode& fn, bool adds) {
+  Chain ch;
+  ch.anchor = strategy::anchor_of(fn);
+  if (!ch.anchor || ch.anchor->op != ops::OpCode::Conv2d) return std::nullopt;
+  const Shape& out = ir::as_tensor(ch.anchor->type).shape;
   auto param_of = [&](const ir::Expr& x) {
     for (size_t i = 0; i < fn.params.size(); ++i)
       if (fn.params[i].get() == x.get()) return static_cast<int>(i);
@@ -280,46 +300,119 @@ std::optional<std::vector<te::Tensor>> conv_group(const ir::FunctionNode& fn, co
   auto same_type = [&](const ir::Expr& x) {
     return ir::is_tensor(x->type) && ir::as_tensor(x->type).shape == out && ir::as_tensor(x->type).dtype == DType::f32;
   };
-  std::vector<Post> posts;  // outermost first
-  std::vector<int> added;   // parameter index per add post-op, outermost first
   const ir::Expr* e = &fn.body;
   for (;;) {
     const ir::CallNode* c = (*e)->as<ir::CallNode>();
     if (!c || !c->is_op() || !same_type(*e)) return std::nullopt;
-    if (c == anchor) break;
+    if (c == ch.anchor) break;
     if (c->op == ops::OpCode::Relu) {
-      posts.push_back({kPostRelu, 0, 0});
+      ch.posts.push_back({kPostRelu, 0, 0});
       e = &c->args[0];
     } else if (c->op == ops::OpCode::Clip) {
       const auto& a = c->attrs_as<ops::ClipAttrs>();
-      posts.push_back({kPostClip, float_bits(a.min), float_bits(a.max)});
+      ch.posts.push_back({kPostClip, float_bits(a.min), float_bits(a.max)});
       e = &c->args[0];
-    } else if (c->op == ops::OpCode::Add && !blocked) {
+    } else if (c->op == ops::OpCode::Add && adds) {
       const int k = param_of(c->args[1]) >= 0 && same_type(c->args[1]) ? 0 : param_of(c->args[0]) >= 0 && same_type(c->args[0]) ? 1 : -1;
       if (k < 0) return std::nullopt;
-      added.push_back(param_of(c->args[1 - k]));
-      posts.push_back({kPostAdd, 0, 0});
+      ch.added.push_back(param_of(c->args[1 - k]));
+      ch.posts.push_back({kPostAdd, 0, 0});
       e = &c->args[static_cast<size_t>(k)];
     } else {
       return std::nullopt;
     }
   }
-  if (posts.empty()) return std::nullopt;  // the conv alone: op by op is the same call
-  std::vector<te::Tensor> in;
-  for (const ir::Expr& a : anchor->args) {
-    const int i = param_of(a);
-    if (i < 0) return std::nullopt;
-    in.push_back(params[static_cast<size_t>(i)]);
+  for (const ir::Expr& a : ch.anchor->args) {
+    ch.args.push_back(param_of(a));
+    if (ch.args.back() < 0) return std::nullopt;
   }
-  std::reverse(posts.begin(), posts.end());
-  std::reverse(added.begin(), added.end());
+  std::reverse(ch.posts.begin(), ch.posts.end());
+  std::reverse(ch.added.begin(), ch.added.end());
+  return ch;
+}
+
+bool contains(const std::vector<int>& v, int x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+
+// "nChw16c" -> 16, "nhwc" -> kNhwcBlock; 0 for anything else.
+int64_t block_of(const std::string& layout) {
+  if (layout == "nhwc") return kNhwcBlock;
+  if (layout.size() < 6 || layout.rfind("nChw", 0) != 0 || layout.back() != 'c') return 0;
+  const std::string digits = layout.substr(4, layout.size() - 5);
+  if (digits != "8" && digits != "16") return 0;
+  return std::stoll(digits);
+}
+
+// The group as one call with post-ops (see chain_of). The blocked variant takes adds only when
+// its result and the added tensors are kept in the blocked layout (fn's KeptLayout): with the
+// result reordered back to NCHW, the added tensor would be in another layout than the
+// primitive's result. NaN: oneDNN's relu and clip post-ops map NaN to 0 or to the lower bound
+// where the native ops keep it, as the oneDNN backend's fused post-ops do; finite inputs agree.
+std::optional<std::vector<te::Tensor>> conv_group(const ir::FunctionNode& fn, const std::vector<te::Tensor>& params,
+                                                  bool blocked) {
+  const std::optional<topi::KeptLayout> k = topi::kept_layout_of(fn);
+  const bool dst_kept = k && k->result;
+  std::optional<Chain> ch = chain_of(fn, !blocked || dst_kept);
+  if (k && (!blocked || !ch || block_of(k->layout) == 0))
+    throw Error("conv2d." + std::string(blocked ? "onednn_blocked" : "onednn") + ": cannot keep '" +
+                topi::kept_layout_str(*k) + "' for this group");
+  if (!ch) return std::nullopt;
+  const bool src_kept = k && contains(k->params, ch->args[0]);
+  for (int p : ch->added)
+    if (dst_kept && !contains(k->params, p)) throw Error("conv2d.onednn_blocked: a kept result, a plain added tensor");
+  if (ch->posts.empty() && !k) return std::nullopt;  // the conv alone: op by op is the same call
+  std::vector<te::Tensor> in;
+  for (int a : ch->args) in.push_back(params[static_cast<size_t>(a)]);
   size_t next_add = 0;
-  for (Post& p : posts)
+  for (Post& p : ch->posts)
     if (p.kind == kPostAdd) {
       p.a = static_cast<int64_t>(in.size());
-      in.push_back(params[static_cast<size_t>(added[next_add++])]);
+      in.push_back(params[static_cast<size_t>(ch->added[next_add++])]);
     }
-  return std::vector<te::Tensor>{conv_stage(*anchor, in, blocked, posts, out)};
+  // A first add onto a kept result as oneDNN's sum (the result's buffer holds the added tensor,
+  // copied there unless planned in place): the brgemm 1x1 convolutions take a sum, not a
+  // binary add (with which oneDNN ran ResNet-50's 1x1 convolutions 10-20% slower).
+  if (dst_kept && !ch->posts.empty() && ch->posts.front().kind == kPostAdd) ch->posts.front().kind = kPostSum;
+  const int64_t kept = (src_kept ? kKeptSrc : 0) | (dst_kept ? kKeptDst : 0) | (dst_kept && !ch->added.empty() ? kKeptAdded : 0);
+  return std::vector<te::Tensor>{conv_stage(*ch->anchor, in, blocked, ch->posts, ir::as_tensor(ch->anchor->type).shape,
+                                            k ? block_of(k->layout) : 0, kept)};
+}
+
+// What conv2d.onednn_blocked can keep in a layout of oneDNN's: its input and its result, and the
+// added tensors with its result; only where oneDNN has a kernel for the layouts, not its
+// reference loop. The layout is the one the oneDNN hook picks for such a convolution: NHWC where
+// oneDNN has its brgemm convolutions (AVX-512 F/BW/VL/DQ; ResNet-50's 3x3 convolutions ran at 152
+// GFLOP/s in nChw16c, 189 in NHWC on a Zen 5), except depthwise ones, else channel-blocked by one
+// vector of the target (whole blocks only: a kept buffer has the plain tensor's size).
+topi::KeptLayoutSupport blocked_layouts(const ir::FunctionNode& fn, const target::Target& t) {
+  topi::KeptLayoutSupport s;
+  std::optional<Chain> ch = chain_of(fn, true);
+  if (!ch) return s;
+  const ir::CallNode& conv = *ch->anchor;
+  const ir::TypeNode& x = ir::as_tensor(conv.args[0]->type);
+  const Shape& y = ir::as_tensor(conv.type).shape;
+  if (x.dtype != DType::f32 || x.shape.size() != 4 || y.size() != 4) return s;
+  const bool brgemm = t.has("avx512f") && t.has("avx512bw") && t.has("avx512vl") && t.has("avx512dq");
+  const int64_t lanes = t.vector_lanes();
+  const int64_t B = brgemm && conv.attrs_as<ops::Conv2dAttrs>().groups == 1 ? kNhwcBlock : lanes;
+  if (B != kNhwcBlock && B != 8 && B != 16) return s;
+  const bool in = B == kNhwcBlock || x.shape[1] % B == 0, out = B == kNhwcBlock || y[1] % B == 0;
+  if (!in && !out) return s;
+  const std::string impl = conv2d_implementation(conv, in ? B : 0, out ? B : 0);
+  if (impl.empty() || impl.rfind("ref", 0) == 0) return s;
+  s.layout = B == kNhwcBlock ? "nhwc" : "nChw" + std::to_string(B) + "c";
+  // With adds, the group is one call only with its result kept too (see conv_group).
+  if (in) (ch->added.empty() ? s.params : s.with_result).push_back(ch->args[0]);
+  if (out) {
+    s.result = true;
+    s.with_result.insert(s.with_result.end(), ch->added.begin(), ch->added.end());
+    s.result_needs = ch->added;  // added to the result in the result's layout
+    // The first added tensor is oneDNN's sum post-op (see conv_group): the result may be planned
+    // in its storage, where the primitive accumulates onto it.
+    // Not a tensor the convolution reads too (its data, when the group adds its own input).
+    if (!ch->added.empty() && ch->posts.front().kind == kPostAdd && !contains(ch->args, ch->added.front()))
+      s.in_place = ch->added.front();
+  }
+  return s;
 }
 
 }  // namespace
@@ -332,7 +425,8 @@ std::string conv2d_implementation(const ir::CallNode& conv, int64_t src_block, i
   try {
     const memory::desc src = activation_desc(memory::dims(x.begin(), x.end()), src_block);
     const memory::desc dst = activation_desc(memory::dims(y.begin(), y.end()), dst_block);
-    const memory::desc wei = weight_desc(w[0], w[1], w[2], w[3], a.groups, tag::any);
+    // A packed weight [ceil(O/B)][C][KH][KW][B] (a planned function's) describes the same [O][C][KH][KW].
+    const memory::desc wei = weight_desc(y[1], w[1], w[2], w[3], a.groups, tag::any);
     dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src, wei,
                                       dst, {a.strides[0], a.strides[1]}, {a.dilation[0] - 1, a.dilation[1] - 1},
                                       {a.padding[0], a.padding[1]}, {a.padding[2], a.padding[3]});
@@ -352,7 +446,8 @@ te::Tensor conv2d_stage(const std::string& name, const ir::CallNode& conv, const
   if (bias) in.push_back(*bias);
   std::vector<int64_t> attrs = {a.strides[0], a.strides[1], a.padding[0], a.padding[1], a.padding[2],
                                 a.padding[3], a.dilation[0], a.dilation[1], a.groups,     block,
-                                nhwc ? 2 : 0, bias ? 1 : 0,  static_cast<int64_t>(posts.size())};
+                                nhwc ? 2 : 0, bias ? 1 : 0,  static_cast<int64_t>(posts.size()),
+                                0,            0};
   size_t next = 0;
   for (const ConvPost& p : posts) {
     SY_CHECK((p.kind != ConvPost::Add && p.kind != ConvPost::Sum) || next < added.size())
@@ -385,6 +480,7 @@ void register_conv2d() {
     impl.group_compute = [blocked](const ir::FunctionNode& fn, const std::vector<te::Tensor>& params,
                                    const target::Target&) { return conv_group(fn, params, blocked); };
     impl.why_not = [](const ir::CallNode& c, const target::Target&) { return why_not_conv(c); };
+    if (blocked) impl.kept_layouts = blocked_layouts;
     // Below every native implementation: chosen by a measured record, never by default.
     impl.priority = [](const ir::CallNode&, const target::Target&) { return 0; };
     impl.library = lib;
