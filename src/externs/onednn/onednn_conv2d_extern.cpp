@@ -379,10 +379,12 @@ std::optional<std::vector<te::Tensor>> conv_group(const ir::FunctionNode& fn, co
 
 // What conv2d.onednn_blocked can keep in a layout of oneDNN's: its input and its result, and the
 // added tensors with its result; only where oneDNN has a kernel for the layouts, not its
-// reference loop. The layout is the one the oneDNN hook picks for such a convolution: NHWC where
-// oneDNN has its brgemm convolutions (AVX-512 F/BW/VL/DQ; ResNet-50's 3x3 convolutions ran at 152
-// GFLOP/s in nChw16c, 189 in NHWC on a Zen 5), except depthwise ones, else channel-blocked by one
-// vector of the target (whole blocks only: a kept buffer has the plain tensor's size).
+// reference loop. The layout: NHWC where oneDNN has its brgemm convolutions (AVX-512 F/BW/VL/DQ;
+// ResNet-50's 3x3 convolutions ran at 152 GFLOP/s in nChw16c, 189 in NHWC on a Zen 5), depthwise
+// ones too (one layout for a chain: MobileNetV2 with its depthwise convolutions blocked and the
+// others NHWC reordered between every two, 5.7 ms; all NHWC, 2.5, as fast as oneDNN's region);
+// else channel-blocked by one vector of the target (whole blocks only: a kept buffer has the plain
+// tensor's size).
 topi::KeptLayoutSupport blocked_layouts(const ir::FunctionNode& fn, const target::Target& t) {
   topi::KeptLayoutSupport s;
   std::optional<Chain> ch = chain_of(fn, true);
@@ -393,7 +395,7 @@ topi::KeptLayoutSupport blocked_layouts(const ir::FunctionNode& fn, const target
   if (x.dtype != DType::f32 || x.shape.size() != 4 || y.size() != 4) return s;
   const bool brgemm = t.has("avx512f") && t.has("avx512bw") && t.has("avx512vl") && t.has("avx512dq");
   const int64_t lanes = t.vector_lanes();
-  const int64_t B = brgemm && conv.attrs_as<ops::Conv2dAttrs>().groups == 1 ? kNhwcBlock : lanes;
+  const int64_t B = brgemm ? kNhwcBlock : lanes;
   if (B != kNhwcBlock && B != 8 && B != 16) return s;
   const bool in = B == kNhwcBlock || x.shape[1] % B == 0, out = B == kNhwcBlock || y[1] % B == 0;
   if (!in && !out) return s;
