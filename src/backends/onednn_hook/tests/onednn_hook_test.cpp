@@ -356,8 +356,8 @@ TEST(OnednnHook, IrAfterTheHook) {
             }
           }
         }
-        call stateful sy_onednn_conv2d(to_blocked0, p1, p2, conv0, 1, 1, 0, 0, 0, 0, 1, 1, 1, 0, 0, 1, 1, 1, 0, 0)
-        call stateful sy_onednn_conv2d(conv0, p3, p4, conv0, conv1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 0, 0, 1, 2, 3, 3, 0, 1, 0, 0)
+        call stateful sy_onednn_conv2d(to_blocked0, p1, p2, conv0, 1, 1, 0, 0, 0, 0, 1, 1, 1, 0, 0, 1, 1, 0, 0, 1, 0, 0)
+        call stateful sy_onednn_conv2d(conv0, p3, p4, conv0, conv1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 0, 0, 1, 2, 0, 0, 3, 3, 0, 1, 0, 0)
         parallel for i.j.outer.fused.k.fused in [0, 8) {
           for l_1 in [0, 4) {
             for j.inner in [0, 16) {
