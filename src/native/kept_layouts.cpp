@@ -52,12 +52,6 @@ ir::Expr without_kept_layout(const ir::FunctionNode& fn) {
 
 namespace {
 
-const topi::OpImpl* impl_named(const ir::CallNode& anchor, const std::string& name) {
-  for (const topi::OpImpl* impl : strategy::implementations(anchor.op))
-    if (impl->name == name) return impl;
-  return nullptr;
-}
-
 double bytes_of(const ir::Type& t) {
   return ir::is_tensor(t) ? static_cast<double>(shape_numel(ir::as_tensor(t).shape) * static_cast<int64_t>(dtype_size(ir::as_tensor(t).dtype)))
                           : 0;
@@ -168,7 +162,7 @@ ir::Module keep_layouts(const ir::Module& fused, const target::Target& t, const 
     if (chooser) {
       for (const topi::OpImpl* impl : strategy::implementations(anchor->op)) possible |= static_cast<bool>(impl->kept_layouts);
     } else if (std::optional<strategy::Choice> d = strategy::choose(*fn, t, nullptr)) {
-      const topi::OpImpl* impl = impl_named(*anchor, d->implementation);
+      const topi::OpImpl* impl = strategy::implementation_named(anchor->op, d->implementation);
       possible |= impl && impl->kept_layouts;
     }
   }
@@ -192,14 +186,14 @@ ir::Module keep_layouts(const ir::Module& fused, const target::Target& t, const 
     if (!anchor) continue;
     std::optional<strategy::Choice> c = strategy::choose(*fn, t, chooser);
     if (!c) continue;
-    if (const topi::OpImpl* impl = impl_named(*anchor, c->implementation); impl && impl->kept_layouts) {
+    if (const topi::OpImpl* impl = strategy::implementation_named(anchor->op, c->implementation); impl && impl->kept_layouts) {
       can[i] = impl->kept_layouts(*fn, t);
       keeping[i] = !can[i].layout.empty();
     }
     any |= keeping[i];
     Options& o = opt[i];
     for (const strategy::Choice::Cost& cost : c->costs) {
-      const topi::OpImpl* impl = impl_named(*anchor, cost.implementation);
+      const topi::OpImpl* impl = strategy::implementation_named(anchor->op, cost.implementation);
       if (!impl) continue;
       topi::KeptLayoutSupport k = impl->kept_layouts ? impl->kept_layouts(*fn, t) : topi::KeptLayoutSupport{};
       if (k.layout.empty()) {

@@ -57,10 +57,15 @@ void register_implementation(ops::OpCode op, topi::OpImpl impl) {
   extra()[op].push_back(std::move(impl));
 }
 
-std::string library_of(ops::OpCode op, const std::string& name) {
+const topi::OpImpl* implementation_named(ops::OpCode op, const std::string& name) {
   for (const topi::OpImpl* i : implementations(op))
-    if (i->name == name) return i->library;
-  return "";
+    if (i->name == name) return i;
+  return nullptr;
+}
+
+std::string library_of(ops::OpCode op, const std::string& name) {
+  const topi::OpImpl* i = implementation_named(op, name);
+  return i ? i->library : "";
 }
 
 std::vector<const topi::OpImpl*> implementations(ops::OpCode op) {

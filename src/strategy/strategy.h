@@ -43,6 +43,9 @@ void register_implementation(ops::OpCode op, topi::OpImpl impl);
 // unknown name).
 std::string library_of(ops::OpCode op, const std::string& name);
 
+// The implementation of op named `name`, whether or not it applies to a call; null if none.
+const topi::OpImpl* implementation_named(ops::OpCode op, const std::string& name);
+
 // Every implementation of op: topi's, then the registered ones, in registration order.
 std::vector<const topi::OpImpl*> implementations(ops::OpCode op);
 

@@ -439,15 +439,9 @@ std::vector<double> time_models(const ir::Module& m, const std::vector<native::C
     const native::Plan& plan = built[0].executable->plan();
     std::vector<Tensor> inputs;
     std::mt19937 rng(opts.seed);
-    std::uniform_real_distribution<float> u(-1, 1);
     for (int v : plan.inputs) {
       const native::Value& val = plan.values[static_cast<size_t>(v)];
-      Tensor t(val.dtype, val.shape);
-      if (val.dtype == DType::f32)
-        for (int64_t i = 0; i < t.numel(); ++i) t.data<float>()[i] = u(rng);
-      else
-        std::memset(t.raw(), 0, t.nbytes());
-      inputs.push_back(std::move(t));
+      inputs.push_back(random_input(val.dtype, val.shape, rng));
     }
     for (int w = 0; w < 3; ++w)
       for (native::Compiled& c : built) c.executable->run(inputs, threads, nullptr);

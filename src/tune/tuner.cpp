@@ -44,21 +44,19 @@ std::string kept_layout_for(const Task& task, const target::Target& t, const std
   const auto* fn = task.planned->as<ir::FunctionNode>();
   const ir::CallNode* anchor = strategy::anchor_of(*fn);
   if (!anchor) return "";
-  for (const topi::OpImpl* i : strategy::implementations(anchor->op)) {
-    if (i->name != impl || !i->kept_layouts) continue;
-    const topi::KeptLayoutSupport s = i->kept_layouts(*fn, t);
-    if (s.layout.empty()) return "";
-    topi::KeptLayout k;
-    k.layout = s.layout;
-    k.result = s.result;
-    k.params = s.params;
-    if (s.result)
-      for (int p : s.with_result)
-        if (std::find(k.params.begin(), k.params.end(), p) == k.params.end()) k.params.push_back(p);
-    std::sort(k.params.begin(), k.params.end());
-    return k.params.empty() && !k.result ? "" : topi::kept_layout_str(k);
-  }
-  return "";
+  const topi::OpImpl* i = strategy::implementation_named(anchor->op, impl);
+  if (!i || !i->kept_layouts) return "";
+  const topi::KeptLayoutSupport s = i->kept_layouts(*fn, t);
+  if (s.layout.empty()) return "";
+  topi::KeptLayout k;
+  k.layout = s.layout;
+  k.result = s.result;
+  k.params = s.params;
+  if (s.result)
+    for (int p : s.with_result)
+      if (std::find(k.params.begin(), k.params.end(), p) == k.params.end()) k.params.push_back(p);
+  std::sort(k.params.begin(), k.params.end());
+  return k.params.empty() && !k.result ? "" : topi::kept_layout_str(k);
 }
 
 // Kernels timed alone miss what they cost in the model: the other core's data at two threads, the
@@ -303,12 +301,11 @@ TuneSummary tune(const ir::Module& m, const target::Target& t, const std::string
     if (pick.size() > 3) pick.resize(3);
     if (!records.empty() && records[0].outcome == Outcome::Ok && std::find(pick.begin(), pick.end(), 0) == pick.end())
       pick.push_back(0);
-    // An implementation that can keep its layouts with its neighbours' (topi::OpImpl::
-    // kept_layouts) is timed once more that way, beside the others: what it costs inside a chain
-    // of its calls, without its reorders (a record of its own, which compile weighs with the
-    // neighbours' choices).
-    // The best of each such implementation, whether or not it is among the best alone (a
-    // candidate cut short passed the check first: alone it lost by its reorders).
+    // The best of each implementation that can keep its layouts with its neighbours'
+    // (topi::OpImpl::kept_layouts), whether or not it is among the best alone (a candidate cut
+    // short passed the check first: alone it lost by its reorders), is timed once more that way
+    // beside the others: what it costs inside a chain of its calls, without its reorders (a
+    // record of its own, which compile weighs with the neighbours' choices).
     std::map<std::string, size_t> best_of;
     for (size_t i = 0; i < records.size(); ++i) {
       if (records[i].outcome != Outcome::Ok && records[i].outcome != Outcome::Cut) continue;
@@ -346,8 +343,8 @@ TuneSummary tune(const ir::Module& m, const target::Target& t, const std::string
         r.costs_ms = ms[j].costs_ms;
         r.confirmed = true;
       }
-      if (!ms.empty()) records.insert(records.end(), kept.begin(), kept.end());
       if (!ms.empty()) {
+        records.insert(records.end(), kept.begin(), kept.end());
         size_t best = pick[0];  // among the plain records: a kept one is never chosen alone
         for (size_t i : pick)
           if (records[i].median_ms < records[best].median_ms) best = i;

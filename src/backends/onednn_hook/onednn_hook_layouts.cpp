@@ -1,10 +1,7 @@
 // A convolution's layouts, decided once for the split and the lowering alike (they must agree:
 // the split's pieces take and give the layouts the lowering then makes the primitive for).
 #include <cstdlib>
-#include <map>
-#include <mutex>
 #include <set>
-#include <tuple>
 #include <vector>
 
 #include "backends/onednn_hook/onednn_hook.h"
@@ -22,21 +19,10 @@ namespace {
 
 bool reference(const std::string& impl) { return impl.empty() || impl.rfind("ref", 0) == 0; }
 
-// Whether oneDNN has a kernel (not its reference loop) for the pair of layouts. Probing makes a
-// primitive descriptor (a few ms for some): once per convolution's shape.
+// Whether oneDNN has a kernel (not its reference loop) for the pair of layouts (the probe is
+// cached per convolution's shape by conv2d_implementation).
 bool has_kernel_for(const ir::CallNode& conv, int64_t src_block, int64_t dst_block) {
-  static std::mutex mu;
-  static std::map<std::tuple<std::vector<int64_t>, int64_t, int64_t>, bool> known;
-  const auto& a = conv.attrs_as<ops::Conv2dAttrs>();
-  std::vector<int64_t> key = ir::shape_of(conv.args[0]);
-  for (const Shape& s : {ir::shape_of(conv.args[1]), ir::as_tensor(conv.type).shape, a.strides, a.padding, a.dilation})
-    key.insert(key.end(), s.begin(), s.end());
-  key.push_back(a.groups);
-  std::lock_guard<std::mutex> lock(mu);
-  auto k = std::make_tuple(key, src_block, dst_block);
-  auto it = known.find(k);
-  if (it != known.end()) return it->second;
-  return known[k] = !reference(externs::onednn::conv2d_implementation(conv, src_block, dst_block));
+  return !reference(externs::onednn::conv2d_implementation(conv, src_block, dst_block));
 }
 
 bool has_kernel_for(const ir::CallNode& conv, ConvLayouts c, const Layout& L) {

@@ -9,7 +9,9 @@
 #include <cfloat>
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <unordered_map>
@@ -419,11 +421,10 @@ topi::KeptLayoutSupport blocked_layouts(const ir::FunctionNode& fn, const target
 
 }  // namespace
 
-std::string conv2d_implementation(const ir::CallNode& conv, int64_t src_block, int64_t dst_block) {
-  const auto& a = conv.attrs_as<ops::Conv2dAttrs>();
-  const Shape& x = ir::shape_of(conv.args[0]);
-  const Shape& w = ir::shape_of(conv.args[1]);
-  const Shape& y = ir::as_tensor(conv.type).shape;
+namespace {
+
+std::string describe_implementation(const Shape& x, const Shape& w, const Shape& y, const ops::Conv2dAttrs& a,
+                                    int64_t src_block, int64_t dst_block) {
   try {
     const memory::desc src = activation_desc(memory::dims(x.begin(), x.end()), src_block);
     const memory::desc dst = activation_desc(memory::dims(y.begin(), y.end()), dst_block);
@@ -437,6 +438,29 @@ std::string conv2d_implementation(const ir::CallNode& conv, int64_t src_block, i
   } catch (const std::exception&) {  // dnnl::error, or a block oneDNN has no tag for
     return "";
   }
+}
+
+}  // namespace
+
+std::string conv2d_implementation(const ir::CallNode& conv, int64_t src_block, int64_t dst_block) {
+  const auto& a = conv.attrs_as<ops::Conv2dAttrs>();
+  const Shape& x = ir::shape_of(conv.args[0]);
+  const Shape& w = ir::shape_of(conv.args[1]);
+  const Shape& y = ir::as_tensor(conv.type).shape;
+  // Making a primitive descriptor takes a few ms for some shapes; the hook's split and lowering,
+  // and the kept-layout pass of every compile with records, ask again for the same convolutions.
+  static std::mutex mu;
+  static std::map<std::vector<int64_t>, std::string> known;
+  std::vector<int64_t> key = x;
+  for (const Shape& s : {w, y, a.strides, a.padding, a.dilation}) key.insert(key.end(), s.begin(), s.end());
+  key.insert(key.end(), {a.groups, src_block, dst_block});
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (auto it = known.find(key); it != known.end()) return it->second;
+  }
+  std::string impl = describe_implementation(x, w, y, a, src_block, dst_block);
+  std::lock_guard<std::mutex> lock(mu);
+  return known[key] = impl;
 }
 
 te::Tensor conv2d_stage(const std::string& name, const ir::CallNode& conv, const te::Tensor& x, const te::Tensor& w,
