@@ -145,9 +145,15 @@ Expr unary_value(const ir::CallNode& call, const Expr& v) {
     case OpCode::Ceil: return math("ceil", v);
     case OpCode::Round: return math("nearbyint", v);  // half to even in the default rounding mode
     case OpCode::Sigmoid:
+    {
       // The reference splits by sign so that exp never overflows: 1 / (1 + exp(-v)) for v >= 0,
-      // exp(v) / (1 + exp(v)) below. Both at once: exp(min(v, 0)) / (1 + exp(-|v|)).
-      return math("exp", tir::min(v, zero)) / (one + math("exp", zero - tir::abs(v)));
+      // exp(v) / (1 + exp(v)) below. Both from one exp, e = exp(-|v|): the numerator is 1 or e,
+      // picked by min(1, e + (v >= 0)) rather than a select, which reads data and so would build
+      // the kernel without loop if-conversion (see c_generator.cpp). SiLU's kernels spent most
+      // of their time in the second exp.
+      const Expr e = math("exp", zero - tir::abs(v));
+      return tir::min(one, e + cast(t, v >= zero)) / (one + e);
+    }
     case OpCode::Softplus: return softplus(v);
     case OpCode::Softsign: return v / (one + tir::abs(v));
     case OpCode::Gelu: {
