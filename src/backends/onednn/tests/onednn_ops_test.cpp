@@ -2,6 +2,8 @@
 // eltwise, binary with broadcasting, concat, reshape, transpose, no-op pads.
 #include "test_util.h"
 
+#include <algorithm>
+
 #include "ir/visitor.h"
 #include "ops/op.h"
 
@@ -201,6 +203,41 @@ TEST(OnednnOps, ConcatReshapeTransposePad) {
   ir::Expr r = ir::call(OpCode::Reshape, {t}, rs);
   ir::Expr one = ir::call(OpCode::Concat, {r}, ax);
   expect_matches_reference(region({x}, one), {random({1, 16, 6, 6}, 24)}, 1e-5);
+}
+
+// DenseNet's pattern: convolutions' results (NHWC where oneDNN has brgemm) concatenated along
+// the channels, the concatenation read by a batch-norm, a convolution and the region's result.
+// Channel counts that are not whole vectors, at 1 and 2 threads; where the convolutions ran in
+// NHWC, the backend's own concatenation must have taken it (oneDNN's is slow there).
+TEST(OnednnOps, ChannelConcatOfNhwcConvolutions) {
+  ir::Expr x = input("x", {1, 16, 9, 11});
+  ops::Conv2dAttrs pad1;
+  pad1.padding = {1, 1, 1, 1};
+  ir::Expr a = ir::call(OpCode::Conv2d, {x, cst({24, 16, 1, 1}, 270)}, ops::Conv2dAttrs{});
+  ir::Expr b = ir::call(OpCode::Conv2d, {x, cst({5, 16, 3, 3}, 271, -0.2f, 0.2f)}, pad1);
+  ir::Expr c = ir::call(OpCode::Relu, {ir::call(OpCode::Conv2d, {x, cst({32, 16, 1, 1}, 272)}, ops::Conv2dAttrs{})});
+  ops::AxisAttrs ax;
+  ax.axis = 1;
+  ir::Expr cat = ir::call(OpCode::Concat, {a, b, c, a}, ax);  // 85 channels, one input twice
+  ir::Expr y = ir::call(OpCode::Conv2d, {cat, cst({8, 85, 1, 1}, 273)}, ops::Conv2dAttrs{});
+  ir::Expr fn = region({x}, ir::tuple({cat, y}));
+  std::vector<Tensor> in = {random({1, 16, 9, 11}, 27)};
+  std::vector<Tensor> want = run_reference(fn, in);
+  for (int threads : {1, 2}) {
+    SCOPED_TRACE(std::to_string(threads) + " threads");
+    omp_set_num_threads(threads);
+    auto mod = backend().compile({{"onednn_0", fn}}, target::host());
+    auto* m = dynamic_cast<backends::onednn::OnednnModule*>(mod.get());
+    ASSERT_NE(m, nullptr);
+    std::vector<Tensor> got = m->run("onednn_0", in);
+    ASSERT_EQ(got.size(), 2u);
+    EXPECT_LE(rel_err(got[0], want[0]), 1e-5);
+    EXPECT_LE(rel_err(got[1], want[1]), 1e-5);
+    const auto& kernels = m->stats("onednn_0").kernels;
+    const bool nhwc = std::any_of(kernels.begin(), kernels.end(), [](const std::string& k) { return k.find("brgconv") == 0; });
+    const bool own = std::count(kernels.begin(), kernels.end(), "switchyard:nhwc_channel_concat") == 1;
+    EXPECT_EQ(own, nhwc);
+  }
 }
 
 }  // namespace
