@@ -206,6 +206,13 @@ struct Step {
 
 size_t round_up(size_t n) { return (n + 63) / 64 * 64; }
 
+// A batch-norm (+ ReLU) applied by the channel concatenation that feeds it (set after the
+// concatenation's step is made: see batch_norm_in_concat).
+struct ConcatBatchNorm {
+  bool on = false, relu = false;
+  std::vector<float> mean, mul, shift;  // y = (x - mean) * mul + shift per channel
+};
+
 // A dense 4-d NHWC layout (strides C*H*W, 1, W*C, C; no blocking, no offset).
 bool is_dense_nhwc(const dn::memory::desc& md) {
   const auto& d = md.data;
@@ -255,6 +262,8 @@ struct Plan::Impl {
   std::unordered_map<const ir::ExprNode*, ir::Expr> binding;  // composite param -> outer expr
   std::unordered_map<const ir::ExprNode*, int> expr_val;
   std::unordered_map<const ir::ExprNode*, int> uses;
+  // Our own concatenations' values: the batch-norm they may take on, and their step.
+  std::unordered_map<int, std::pair<std::shared_ptr<ConcatBatchNorm>, size_t>> own_concats;
   // A constant's values laid out for a primitive, keyed by how they were read (`user`: a tied
   // weight is read as [K, N] by one matmul and transposed by another) and the layout asked for.
   struct CachedWeight {
@@ -826,6 +835,8 @@ struct Plan::Impl {
     int x = value_of(args[0]);
     const bool fuse_relu = !posts.empty() && !posts[0].is_binary && posts[0].elts.size() == 1 &&
                            posts[0].elts[0].alg == EltAlg::Relu && posts[0].elts[0].alpha == 0.f;
+    if (int out = batch_norm_in_concat(args, x, static_cast<float>(a.epsilon), fuse_relu); out >= 0)
+      return apply_posts(out, posts, fuse_relu ? 1 : 0, c.type->shape);
     auto flags = dn::normalization_flags::use_global_stats | dn::normalization_flags::use_scale |
                  dn::normalization_flags::use_shift;
     if (fuse_relu) flags = flags | dn::normalization_flags::fuse_norm_relu;
@@ -857,6 +868,33 @@ struct Plan::Impl {
     release(src);
     if (fuse_relu) stats.fused_post_ops++;
     return apply_posts(out, posts, fuse_relu ? 1 : 0, c.type->shape);
+  }
+
+  // A batch-norm (and its ReLU) whose input is our own channel concatenation, read by nothing
+  // else, and whose statistics are constants: applied by the concatenation's copy, which writes
+  // the normalized values instead of the plain ones (DenseNet's norm1 after every concat; the
+  // separate batch-norm took 2.0 of its 20 ms). -1 when it does not apply.
+  int batch_norm_in_concat(const std::vector<ir::Expr>& args, int x, float eps, bool relu) {
+    auto it = own_concats.find(x);
+    if (it == own_concats.end() || !dies_here(args[0])) return -1;
+    const int64_t C = md_of(x).data.dims[1];
+    std::vector<const float*> p;  // scale, shift, mean, variance
+    for (size_t i = 1; i <= 4; ++i) {
+      const auto* k = resolve(args[i])->as<ir::ConstantNode>();
+      if (!k || k->value.dtype() != DType::f32 || k->value.numel() != C) return -1;
+      p.push_back(k->value.data<float>());
+    }
+    ConcatBatchNorm& bn = *it->second.first;
+    bn.on = true;
+    bn.relu = relu;
+    bn.mean.assign(p[2], p[2] + C);
+    bn.shift.assign(p[1], p[1] + C);
+    bn.mul.resize(static_cast<size_t>(C));
+    for (int64_t k = 0; k < C; ++k) bn.mul[static_cast<size_t>(k)] = p[0][k] / std::sqrt(p[3][k] + eps);
+    stats.kernels[it->second.second] += relu ? "+batch_norm+relu" : "+batch_norm";
+    if (relu) stats.fused_post_ops++;
+    own_concats.erase(it);
+    return alias(x, md_of(x));
   }
 
   int softmax(const ir::CallNode& c, const ir::Expr& xe) {
@@ -930,21 +968,34 @@ struct Plan::Impl {
     }
     const int64_t pixels = ys[0] * ys[2] * ys[3], total = ys[1];
     int out = new_value(md_t(to_dims(ys), f32, tag::acdb));
+    auto bn = std::make_shared<ConcatBatchNorm>();
     Step st;
-    st.own = [channels, pixels, total](const std::vector<dn::memory>& m) {
+    st.own = [channels, pixels, total, bn](const std::vector<dn::memory>& m) {
       float* dst = static_cast<float*>(m[0].get_data_handle());
       std::vector<const float*> in;
       for (size_t i = 1; i < m.size(); ++i) in.push_back(static_cast<const float*>(m[i].get_data_handle()));
+      const float *mean = bn->mean.data(), *mul = bn->mul.data(), *shift = bn->shift.data();
+      const bool norm = bn->on, relu = bn->relu;
 #pragma omp parallel for schedule(static)
       for (int64_t p = 0; p < pixels; ++p) {
         float* d = dst + p * total;
+        int64_t at = 0;
         for (size_t i = 0; i < in.size(); ++i) {
           const int64_t c = channels[i];
-          std::memcpy(d, in[i] + p * c, static_cast<size_t>(c) * sizeof(float));
-          d += c;
+          const float* src = in[i] + p * c;
+          if (!norm) {
+            std::memcpy(d + at, src, static_cast<size_t>(c) * sizeof(float));
+          } else {
+            for (int64_t k = 0; k < c; ++k) {
+              const float y = (src[k] - mean[at + k]) * mul[at + k] + shift[at + k];
+              d[at + k] = relu ? std::max(y, 0.f) : y;
+            }
+          }
+          at += c;
         }
       }
     };
+    own_concats[out] = {bn, steps.size()};
     st.args.push_back({DNNL_ARG_DST, out});
     for (size_t i = 0; i < srcs.size(); ++i) st.args.push_back({DNNL_ARG_MULTIPLE_SRC + static_cast<int>(i), srcs[i]});
     steps.push_back(std::move(st));
@@ -1384,6 +1435,7 @@ struct Plan::Impl {
     expr_val.clear();
     uses.clear();
     weight_cache.clear();
+    own_concats.clear();
   }
 
   std::vector<Tensor> run(const std::vector<Tensor>& inputs) {

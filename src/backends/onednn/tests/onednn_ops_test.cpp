@@ -240,6 +240,47 @@ TEST(OnednnOps, ChannelConcatOfNhwcConvolutions) {
   }
 }
 
+// DenseNet's layer: concat -> batch-norm + ReLU (a composite) -> conv, and a plain batch-norm of
+// a second concat. Where the concat is our own (NHWC), it applies both batch-norms in its copy.
+TEST(OnednnOps, BatchNormTakenByTheConcat) {
+  ir::Expr x = input("x", {1, 16, 7, 9});
+  ir::Expr a = ir::call(OpCode::Conv2d, {x, cst({32, 16, 1, 1}, 280)}, ops::Conv2dAttrs{});
+  ir::Expr b = ir::call(OpCode::Conv2d, {x, cst({13, 16, 1, 1}, 281)}, ops::Conv2dAttrs{});
+  ops::AxisAttrs ax;
+  ax.axis = 1;
+  auto bn_args = [](const ir::Expr& in, int64_t C, uint64_t seed) {
+    return std::vector<ir::Expr>{in, cst({C}, seed, 0.5f, 1.5f), cst({C}, seed + 1), cst({C}, seed + 2),
+                                 cst({C}, seed + 3, 0.5f, 2.f)};
+  };
+  ops::BatchNormAttrs bna;
+  bna.epsilon = 1e-5;
+  ir::Expr c = ir::call(OpCode::Conv2d, {x, cst({16, 16, 1, 1}, 283)}, ops::Conv2dAttrs{});
+  ir::Expr cat1 = ir::call(OpCode::Concat, {c, a, b}, ax);  // 61 channels
+  ir::Expr n1 = composite("onednn.batch_norm_act", bn_args(cat1, 61, 290), [&](const std::vector<ir::Expr>& p) {
+    return ir::call(OpCode::Relu, {ir::call(OpCode::BatchNorm, p, bna)});
+  });
+  ir::Expr y = ir::call(OpCode::Conv2d, {n1, cst({8, 61, 1, 1}, 282)}, ops::Conv2dAttrs{});
+  ir::Expr cat2 = ir::call(OpCode::Concat, {a, y}, ax);  // 40 channels
+  ir::Expr z = ir::call(OpCode::BatchNorm, bn_args(cat2, 40, 295), bna);
+  ir::Expr fn = region({x}, z);
+  std::vector<Tensor> in = {random({1, 16, 7, 9}, 28)};
+  std::vector<Tensor> want = run_reference(fn, in);
+  for (int threads : {1, 2}) {
+    SCOPED_TRACE(std::to_string(threads) + " threads");
+    omp_set_num_threads(threads);
+    auto mod = backend().compile({{"onednn_0", fn}}, target::host());
+    auto* m = dynamic_cast<backends::onednn::OnednnModule*>(mod.get());
+    ASSERT_NE(m, nullptr);
+    EXPECT_LE(rel_err(m->run("onednn_0", in)[0], want[0]), 1e-5);
+    const auto& kernels = m->stats("onednn_0").kernels;
+    std::string all;
+    for (const std::string& k : kernels) all += k + " ";
+    const bool nhwc = all.find("brgconv") != std::string::npos;
+    EXPECT_EQ(all.find("switchyard:nhwc_channel_concat+batch_norm+relu ") != std::string::npos, nhwc) << all;
+    EXPECT_EQ(all.find("switchyard:nhwc_channel_concat+batch_norm ") != std::string::npos, nhwc) << all;
+  }
+}
+
 }  // namespace
 }  // namespace sy::onednn_test
 
