@@ -273,7 +273,8 @@ struct TuneResult {
   int not_reached = 0;        // left when the time budget ran out
   int nothing_to_choose = 0;  // one implementation, no knobs
   int reference_failed = 0;   // skipped: the reference executor could not run them
-  int partial_lines = 0;      // a cut-off last line of the records file, ignored
+  int partial_lines = 0;      // a cut-off last line of the records file, dropped
+  int superseded = 0;         // older records of kernels tuned again, dropped from the file
   int candidates = 0, wrong = 0, crashed = 0, build_failed = 0, cut = 0, timed_out = 0;
   double seconds = 0;
   std::vector<std::string> failures;  // "task: impl knobs: outcome: message"

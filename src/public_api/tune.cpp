@@ -172,6 +172,7 @@ TuneResult tune_in_process(const std::string& model, const std::string& records,
     r.nothing_to_choose = s.nothing_to_choose;
     r.reference_failed = s.reference_failed;
     r.partial_lines = s.partial_lines;
+    r.superseded = s.superseded;
     r.candidates = s.candidates;
     r.wrong = s.wrong;
     r.crashed = s.crashed;

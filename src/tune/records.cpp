@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <memory>
 #include <fstream>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "codegen/c/compiler.h"
@@ -148,6 +149,40 @@ void append_records(const std::string& path, const std::vector<Record>& rs) {
   for (const Record& r : rs) f << to_json_line(r) << "\n";
   f.flush();
   if (!f) throw Error(path + ": cannot write the records");
+}
+
+int drop_superseded_records(const std::string& path, size_t before) {
+  const std::vector<Record> all = read_records(path);
+  if (before >= all.size()) return 0;
+  auto key = [](const Record& r) {
+    std::string v;
+    for (const auto& [k, x] : r.validators) v += k + "=" + x + ";";
+    return r.workload + "|" + r.target_key + "|" + v + (r.model_chain ? "|chain" : "");
+  };
+  std::set<std::string> retuned;
+  for (size_t i = before; i < all.size(); ++i) retuned.insert(key(all[i]));
+  std::vector<const Record*> keep;
+  for (size_t i = 0; i < all.size(); ++i)
+    if (i >= before || !retuned.count(key(all[i]))) keep.push_back(&all[i]);
+  const int dropped = static_cast<int>(all.size() - keep.size());
+  if (dropped == 0) return 0;
+  std::vector<Record> kept;
+  for (const Record* r : keep) kept.push_back(*r);
+  write_records(path, kept);
+  return dropped;
+}
+
+void write_records(const std::string& path, const std::vector<Record>& rs) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::trunc);
+    for (const Record& r : rs) f << to_json_line(r) << "\n";
+    f.flush();
+    if (!f) throw Error(tmp + ": cannot write the records");
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) throw Error(path + ": cannot replace the records (" + ec.message() + ")");
 }
 
 std::vector<Record> merge_records(const std::vector<Record>& rs) {

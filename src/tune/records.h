@@ -66,6 +66,15 @@ Record from_json_line(const std::string& line, const std::string& where);
 std::vector<Record> read_records(const std::string& path, int* partial_last = nullptr);
 void append_records(const std::string& path, const std::vector<Record>& rs);
 
+// Rewrites the file with records that superseded others: of its first `before` records (those
+// already there when a tune began), those whose workload, target key and validators the later
+// records tuned again (a record of a model's chain of kept layouts counts apart from the plain
+// ones) are dropped; the rest, and every later record, are kept in order. Written to a temporary
+// file and renamed over the old one. Returns how many records were dropped.
+int drop_superseded_records(const std::string& path, size_t before);
+// The file holding exactly these records (a temporary file renamed over it).
+void write_records(const std::string& path, const std::vector<Record>& rs);
+
 // The best ok record per (workload, target key, implementation): what merge keeps and what
 // compile --explain shows side by side. Failures of a workload are kept (one per implementation)
 // when it has no ok record of that implementation, so a resumed tune knows it was tried.

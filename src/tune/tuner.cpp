@@ -159,7 +159,11 @@ TuneSummary tune(const ir::Module& m, const target::Target& t, const std::string
   std::set<std::string> confirmed, kept_timed;
   std::map<std::string, std::set<std::string>> measured_impls;
   std::map<std::string, int> measured;
-  for (const Record& r : read_records(records_path, &sum.partial_lines)) {
+  const std::vector<Record> earlier = read_records(records_path, &sum.partial_lines);
+  // A write cut off (a tune killed mid-line): the next record appended would continue that line,
+  // and the file would no longer read. It goes now.
+  if (sum.partial_lines > 0) write_records(records_path, earlier);
+  for (const Record& r : earlier) {
     if (r.target_key != t.key() || r.validators != validators) continue;
     if (!r.kept_layout.empty()) {
       kept_timed.insert(r.workload);
@@ -362,6 +366,10 @@ TuneSummary tune(const ir::Module& m, const target::Target& t, const std::string
     if (progress) progress(p);
   }
   check_layouts_end_to_end(m, t, records_path, validators, opts, &sum);
+  // A workload tuned again (its records lacked kept-layout times, or another run's were cut
+  // short) and the end-to-end check's marks supersede the file's older records of them: without
+  // this, each resumed tune would grow the file by a copy.
+  sum.superseded = drop_superseded_records(records_path, earlier.size());
   sum.seconds = elapsed();
   return sum;
 }

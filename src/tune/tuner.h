@@ -50,6 +50,7 @@ struct TuneSummary {
   double seconds = 0;
   std::vector<std::string> failures;  // "task: impl knobs: outcome: message", for the summary
   std::string layouts;  // the end-to-end check of kept layouts (see tune()), "" when none ran
+  int superseded = 0;   // older records of workloads tuned again, dropped from the file
 };
 
 // Appends the records to records_path as each task ends. Call it from a process of one thread

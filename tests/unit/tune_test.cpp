@@ -10,6 +10,7 @@
 #include <cmath>
 #include <condition_variable>
 #include <filesystem>
+#include <fstream>
 #include <mutex>
 #include <thread>
 
@@ -200,6 +201,35 @@ TEST(Tune, ResumingSkipsTunedWorkloadsAndRecordsChooseKernels) {
   EXPECT_TRUE(nc.choices[0].from_record);
   EXPECT_EQ(nc.choices[0].implementation, best.implementation);
   EXPECT_EQ(nc.choices[0].knobs, best.knobs);
+  std::filesystem::remove(path);
+}
+
+// A tune killed mid-line leaves a cut-off last line; a workload whose tuning did not end (no
+// confirmed record) is tuned again. The next tune drops both the cut-off line and the
+// workload's older records, so the file reads and holds one run's records, not two.
+TEST(Tune, ResumingDropsACutOffLineAndSupersededRecords) {
+  SKIP_UNLESS_ALONE();
+  omp_set_num_threads(1);
+  const std::string path = temp_records("supersede");
+  tune::TuneSummary first = tune::tune(small_conv(), target::host(), path, quick(3));
+  ASSERT_EQ(first.tuned, 1);
+  std::vector<tune::Record> before = tune::read_records(path);
+  ASSERT_FALSE(before.empty());
+  for (tune::Record& r : before) r.confirmed = false;  // as if cut off before the confirmation
+  tune::write_records(path, before);
+  {
+    std::ofstream f(path, std::ios::app);
+    f << "{\"workload\": \"cut off";
+  }
+  tune::TuneSummary again = tune::tune(small_conv(), target::host(), path, quick(3));
+  EXPECT_EQ(again.partial_lines, 1);
+  EXPECT_EQ(again.tuned, 1);
+  EXPECT_EQ(again.superseded, static_cast<int>(before.size()));
+  std::vector<tune::Record> after = tune::read_records(path);  // throws if a line is malformed
+  EXPECT_EQ(after.size(), before.size());
+  int confirmed = 0;
+  for (const tune::Record& r : after) confirmed += r.confirmed;
+  EXPECT_GT(confirmed, 0);
   std::filesystem::remove(path);
 }
 

@@ -107,7 +107,10 @@ int run_tune(const TuneArgs& a) {
   std::cout << "\n";
   if (!s.layouts.empty()) std::cout << s.layouts << "\n";
   if (s.partial_lines)
-    std::cout << "note: the last line of " << a.output << " was cut off (an interrupted write); ignored\n";
+    std::cout << "note: the last line of " << a.output << " was cut off (an interrupted write); dropped\n";
+  if (s.superseded)
+    std::cout << "records: " << s.superseded << " older records of the kernels tuned again dropped from " << a.output
+              << "\n";
   if (s.reference_failed)
     std::cout << s.reference_failed << " tasks skipped: the reference executor could not run them (below)\n";
   if (s.not_reached)
