@@ -475,12 +475,19 @@ void schedule_conv2d(GroupSchedule& g) {
       knobs.define("tile_oc", Oo >= 2 ? std::vector<int64_t>{2 * kBlock, kBlock} : std::vector<int64_t>{kBlock});
   if (tile_oc % kBlock != 0) throw Error("conv2d schedule: tile_oc must be a multiple of " + std::to_string(kBlock));
   // Accumulators (tile_oc / B vectors per pixel) + the tile's weight vectors + one broadcast
-  // input fill the registers: 14 pixels x 2 vectors with AVX-512's 32, 6 x 2 with AVX2's 16.
-  const int64_t v = tile_oc / kBlock, fit = std::max<int64_t>(1, (R - v - 1) / v);
-  auto part = [&](int64_t num, int64_t den) { return std::max<int64_t>(1, fit * num / den); };
+  // input fill the registers: 14 pixels x 2 vectors with AVX-512's 32. With 16 registers (AVX2)
+  // that rule gives 6 pixels, which on the 56, 28 and 14-wide planes falls to a divisor of 4:
+  // 8 accumulators, too few to cover the FMA latency. There the weight vectors are the FMAs'
+  // memory operands instead, leaving the accumulators all but two registers: 7 pixels x 2
+  // vectors, and 7 divides those planes (AVX2 3x3 convs 58% of SGEMM before, 80-89% with the taps
+  // order below). The other rule's count stays a candidate.
+  const bool few_registers = R < 32;
+  const int64_t v = tile_oc / kBlock, fit_weights_in_registers = std::max<int64_t>(1, (R - v - 1) / v);
+  const int64_t fit = few_registers ? std::max<int64_t>(1, (R - 2) / v) : fit_weights_in_registers;
+  auto part = [&](int64_t num, int64_t den) { return std::max<int64_t>(1, fit_weights_in_registers * num / den); };
   int64_t th = 1, tw = 1;
   const int64_t pixels = knobs.define(
-      "tile_pixels", distinct(v >= 2 ? std::vector<int64_t>{fit, part(6, 7), part(4, 7), part(3, 7), part(2, 7)}
+      "tile_pixels", distinct(v >= 2 ? std::vector<int64_t>{fit, part(7, 7), part(6, 7), part(4, 7), part(3, 7), part(2, 7)}
                                      : std::vector<int64_t>{part(14, 30), part(24, 30), part(28, 30), part(8, 30)}));
   pixel_tile(OH, OW, pixels, th, tw);
   te::Axis n = out.leaves()[0];
@@ -520,7 +527,17 @@ void schedule_conv2d(GroupSchedule& g) {
   // vectors at once and dies, so the registers hold the accumulators, the weight vectors and one
   // broadcast. (With the blocks outside, GCC kept every pixel's broadcast live for the second block
   // and spilled 11 of 28 accumulators to the stack on AVX-512.)
-  y.reorder({y.reduce_axis(0), y.reduce_axis(1), y.reduce_axis(2), y.axis(2), y.axis(3), y.axis(1), y.axis(4)});
+  //
+  // With 16 registers the taps (kh, kw) go outside the input channels: with the channels outside,
+  // GCC unrolls the short kw loop and shares the loads of neighbouring taps (tap kw + 1 of one
+  // pixel is tap kw of the next), which keeps more broadcasts live than 16 registers hold, and it
+  // spilled accumulators in the hot loop. With AVX-512's 32 the order made no difference beyond
+  // noise on the benchmark models' shapes (some 5% better, some 5% worse); the tuner can choose.
+  const bool taps_outer = knobs.define("taps_outer", few_registers ? std::vector<int64_t>{1, 0} : std::vector<int64_t>{0, 1}) == 1;
+  if (taps_outer)
+    y.reorder({y.reduce_axis(1), y.reduce_axis(2), y.reduce_axis(0), y.axis(2), y.axis(3), y.axis(1), y.axis(4)});
+  else
+    y.reorder({y.reduce_axis(0), y.reduce_axis(1), y.reduce_axis(2), y.axis(2), y.axis(3), y.axis(1), y.axis(4)});
   y.unroll(y.axis(1));
   y.unroll(y.axis(2));
   y.unroll(y.axis(3));
