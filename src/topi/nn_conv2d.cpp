@@ -487,7 +487,7 @@ void schedule_conv2d(GroupSchedule& g) {
   auto part = [&](int64_t num, int64_t den) { return std::max<int64_t>(1, fit_weights_in_registers * num / den); };
   int64_t th = 1, tw = 1;
   const int64_t pixels = knobs.define(
-      "tile_pixels", distinct(v >= 2 ? std::vector<int64_t>{fit, part(7, 7), part(6, 7), part(4, 7), part(3, 7), part(2, 7)}
+      "tile_pixels", distinct(v >= 2 ? std::vector<int64_t>{fit, fit_weights_in_registers, part(6, 7), part(4, 7), part(3, 7), part(2, 7)}
                                      : std::vector<int64_t>{part(14, 30), part(24, 30), part(28, 30), part(8, 30)}));
   pixel_tile(OH, OW, pixels, th, tw);
   te::Axis n = out.leaves()[0];
@@ -534,10 +534,9 @@ void schedule_conv2d(GroupSchedule& g) {
   // spilled accumulators in the hot loop. With AVX-512's 32 the order made no difference beyond
   // noise on the benchmark models' shapes (some 5% better, some 5% worse); the tuner can choose.
   const bool taps_outer = knobs.define("taps_outer", few_registers ? std::vector<int64_t>{1, 0} : std::vector<int64_t>{0, 1}) == 1;
-  if (taps_outer)
-    y.reorder({y.reduce_axis(1), y.reduce_axis(2), y.reduce_axis(0), y.axis(2), y.axis(3), y.axis(1), y.axis(4)});
-  else
-    y.reorder({y.reduce_axis(0), y.reduce_axis(1), y.reduce_axis(2), y.axis(2), y.axis(3), y.axis(1), y.axis(4)});
+  const te::Axis ic = y.reduce_axis(0), kh = y.reduce_axis(1), kw = y.reduce_axis(2);
+  const std::vector<te::Axis> reductions = taps_outer ? std::vector<te::Axis>{kh, kw, ic} : std::vector<te::Axis>{ic, kh, kw};
+  y.reorder({reductions[0], reductions[1], reductions[2], y.axis(2), y.axis(3), y.axis(1), y.axis(4)});
   y.unroll(y.axis(1));
   y.unroll(y.axis(2));
   y.unroll(y.axis(3));
