@@ -235,6 +235,10 @@ int main(int argc, char** argv) {
       conv_case("conv1x1 320->1280 7x7 +relu", {1, 320, 7, 7}, {1280, 320, 1, 1}, 1, 0, 1, true),
       conv_case("conv1x1 96->576 14x14 +relu", {1, 96, 14, 14}, {576, 96, 1, 1}, 1, 0, 1, true),
       conv_case("conv1x1 64->384 14x14 +relu", {1, 64, 14, 14}, {384, 64, 1, 1}, 1, 0, 1, true),
+      // DenseNet-121's bottlenecks: 128 outputs from 256..1024 input channels, BN+ReLU after.
+      conv_case("conv1x1 288->128 28x28 +relu", {1, 288, 28, 28}, {128, 288, 1, 1}, 1, 0, 1, true),
+      conv_case("conv1x1 288->128 14x14 +relu", {1, 288, 14, 14}, {128, 288, 1, 1}, 1, 0, 1, true),
+      conv_case("conv1x1 256->128 14x14 +relu", {1, 256, 14, 14}, {128, 256, 1, 1}, 1, 0, 1, true),
       conv_case("depthwise3x3 32 112x112 +relu", {1, 32, 112, 112}, {32, 1, 3, 3}, 1, 1, 32, true),
       conv_case("depthwise3x3 s2 144 56x56", {1, 144, 56, 56}, {144, 1, 3, 3}, 2, 1, 144, true),
       conv_case("depthwise3x3 576 14x14", {1, 576, 14, 14}, {576, 1, 3, 3}, 1, 1, 576, true),
