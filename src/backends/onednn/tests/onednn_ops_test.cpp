@@ -150,6 +150,32 @@ TEST(OnednnOps, BroadcastsOnReferenceKernelsAreDeclined) {
   }
 }
 
+// RegNet-Y's squeeze-excitation: grouped convolutions of 8-channel groups choose channel blocks of
+// 8 even with AVX-512, where oneDNN 2.6 has no JIT kernel for a per-channel multiply (39 of the
+// model's 45 ms ran in its reference loop). The multiply is claimed and runs a JIT kernel on
+// another layout of the same values.
+TEST(OnednnOps, ASqueezeExcitationAfterAGroupedConvRunsNoReferenceKernel) {
+  ir::Expr x = input("x", {1, 48, 14, 14});
+  ops::Conv2dAttrs grouped;
+  grouped.groups = 6;
+  grouped.padding = {1, 1, 1, 1};
+  ir::Expr cv = ir::call(OpCode::Conv2d, {x, cst({48, 8, 3, 3}, 302, -0.2f, 0.2f)}, grouped);
+  ir::Expr se = ir::call(OpCode::Sigmoid, {ir::call(OpCode::GlobalAvgPool2d, {cv})});
+  ir::Expr mul = ir::call(OpCode::Mul, {cv, se});
+  for (const ir::Expr& e : ir::post_order(mul))
+    if (auto* c = e->as<ir::CallNode>(); c && c->is_op()) {
+      backends::Verdict v = backend().supports_op(*c);
+      EXPECT_TRUE(v.ok) << v.reason;
+    }
+  ir::Expr fn = region({x}, ir::call(OpCode::Relu, {mul}));
+  const std::vector<Tensor> in = {random({1, 48, 14, 14}, 34)};
+  auto mod = backend().compile({{"onednn_0", fn}}, target::host());
+  auto* m = dynamic_cast<backends::onednn::OnednnModule*>(mod.get());
+  ASSERT_NE(m, nullptr);
+  EXPECT_LT(rel_err(m->run("onednn_0", in)[0], run_reference(fn, in)[0]), 1e-5);
+  EXPECT_TRUE(m->stats("onednn_0").reference_kernels.empty()) << m->stats("onednn_0").reference_kernels[0];
+}
+
 // Every broadcast a conv's result may meet (per image and channel, per channel, a scalar, over
 // the rows, on a batch of 2): claimed ones give the reference's values (diff seed 193 on AVX2: a
 // scalar added to a 2-image batch in the conv's blocked layout was skipped) and run no reference
