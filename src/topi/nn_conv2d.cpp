@@ -145,15 +145,18 @@ std::vector<Tensor> conv2d(Variant v, const ir::CallNode& c, const std::vector<T
   }
   if (v == Variant::Rows) {
     // Vectors along the output row, the weight read as scalars; no blocked layout to write back
-    // from (fast for a short reduction over a wide plane: MobileNet's stem). The input is split by
+    // from (fast for a short reduction over a wide plane: MobileNet's stem; and grouped convs,
+    // whose groups of 4-32 channels are too narrow for channel vectors). The input is split by
     // the strides' phases, so that the row's reads are whole vectors.
-    IterVar rc = te::reduce_axis(g.C, "rc"), rh = te::reduce_axis(g.KH, "rh"), rw = te::reduce_axis(g.KW, "rw");
+    IterVar rc = te::reduce_axis(g.Cg, "rc"), rh = te::reduce_axis(g.KH, "rh"), rw = te::reduce_axis(g.KW, "rw");
     auto wv = [&](Expr o) {
       return prepacked ? w(o / kBlock, rc.var, rh.var, rw.var, o % kBlock) : w(o, rc.var, rh.var, rw.var);
     };
+    const int64_t Og = g.O / g.G;
+    auto channel = [&](Expr o) { return g.G == 1 ? rc.var : (o / Og) * g.Cg + rc.var; };
     Tensor Pp = pad_phases(x, g);
     Tensor Y = te::compute({g.N, g.O, g.OH, g.OW}, [&](Expr n, Expr o, Expr oh, Expr ow) {
-      return te::sum(phase_read(Pp, g, n, rc.var, rh.var * g.dh, rw.var * g.dw, oh, ow) * wv(o), {rc, rh, rw});
+      return te::sum(phase_read(Pp, g, n, channel(o), rh.var * g.dh, rw.var * g.dw, oh, ow) * wv(o), {rc, rh, rw});
     }, "conv2d_rows");
     return {te::compute(Y.shape(), [&](Expr n, Expr o, Expr oh, Expr ow) { return with_bias(Y(n, o, oh, ow), o); },
                         "conv2d")};
@@ -344,10 +347,15 @@ void schedule_conv2d(GroupSchedule& g) {
     // per row) ran 3x slower in 4 + 3 vector pieces of 6 channels than in whole rows of 2.
     // With fewer registers than 2 whole rows need (AVX2 on a 112-wide row), pieces of the row that
     // divide it, 6 channels at a time.
+    // A grouped conv's tile stays in one group (Og channels), whose channels read the same input.
     const int64_t nv = (OW + g.vector_lanes - 1) / g.vector_lanes;
     const int64_t by_rows = (R - 1) / (nv + 1);
-    const int64_t to0 = largest_divisor(O, by_rows >= 2 ? by_rows : 6);
-    const int64_t to = std::min<int64_t>(O, knobs.define("tile_o_rows", distinct({to0, 2, 4, 6, 8})));
+    const int64_t Og = O / std::max<int64_t>(1, g.anchor ? g.anchor->attrs_as<ops::Conv2dAttrs>().groups : 1);
+    const int64_t to0 = largest_divisor(Og, by_rows >= 2 ? by_rows : 6);
+    std::vector<int64_t> tiles = {to0};
+    for (int64_t t : {2, 4, 6, 8})
+      if (Og == O || Og % t == 0) tiles.push_back(t);
+    const int64_t to = std::min<int64_t>(O, knobs.define("tile_o_rows", distinct(tiles)));
     const int64_t piece0 = (to + 1) * nv <= R - 1 ? nv : largest_divisor(nv, fit_for(to));
     const int64_t piece =
         std::min<int64_t>(nv, knobs.define("tile_vectors_rows", distinct({piece0, nv, fit_for(to)})));
@@ -641,10 +649,13 @@ void register_conv(Registry& r) {
                 return g.C <= kFlatPathMaxChannels && !small_plane_many_channels ? 30 : 5;
               });
   OpImpl rows = conv_impl("conv2d.rows", Variant::Rows,
-              [](const ir::CallNode& c, const target::Target&) { return why_not_packed(call_conv(c)); },
+              [](const ir::CallNode& c, const target::Target&) -> std::string {
+                return call_conv(c).f32 ? "" : "not f32";
+              },
               [](const ir::CallNode& c, const target::Target&) {
                 CallConv g = call_conv(c);
-                return g.C * g.KH * g.KW <= kPixelPathMaxReduction && g.OW >= kPixelPathMinWidth &&
+                if (g.G > 1 && g.Cg == 1) return 3;  // depthwise: the depthwise implementations first
+                return g.Cg * g.KH * g.KW <= kPixelPathMaxReduction && g.OW >= kPixelPathMinWidth &&
                                g.sw <= kPixelPathMaxStride
                            ? 20
                            : 3;

@@ -61,14 +61,21 @@ TEST(Strategy, ConvImplementationsApplyAsDocumented) {
   EXPECT_EQ(a.rejected[1].first, "conv2d.depthwise_plane");
   EXPECT_EQ(a.rejected[2].first, "conv2d.direct");
 
-  // Depthwise: over the flattened plane at stride 1, by output rows when strided.
+  // Depthwise: over the flattened plane at stride 1, by output rows when strided; the generic
+  // grouped ones after them.
   ir::Module dw = conv_block({1, 32, 14, 14}, {32, 1, 3, 3}, conv(1, 1, 32));
   a = strategy::applicable(*conv_call(dw), t);
-  EXPECT_EQ(native_only(a), (std::vector<std::string>{"conv2d.depthwise_plane", "conv2d.depthwise", "conv2d.direct"}));
+  EXPECT_EQ(native_only(a),
+            (std::vector<std::string>{"conv2d.depthwise_plane", "conv2d.depthwise", "conv2d.rows", "conv2d.direct"}));
   EXPECT_EQ(a.entries[0].impl->name, "conv2d.depthwise_plane");
   ir::Module dw2 = conv_block({1, 32, 14, 14}, {32, 1, 3, 3}, conv(2, 1, 32));
   a = strategy::applicable(*conv_call(dw2), t);
-  EXPECT_EQ(native_only(a), (std::vector<std::string>{"conv2d.depthwise", "conv2d.depthwise_plane", "conv2d.direct"}));
+  EXPECT_EQ(native_only(a),
+            (std::vector<std::string>{"conv2d.depthwise", "conv2d.depthwise_plane", "conv2d.rows", "conv2d.direct"}));
+  // Grouped (ResNeXt's groups of 4 channels): vectors along the rows before the direct loops.
+  ir::Module gr = conv_block({1, 128, 14, 14}, {128, 4, 3, 3}, conv(1, 1, 32));
+  a = strategy::applicable(*conv_call(gr), t);
+  EXPECT_EQ(native_only(a), (std::vector<std::string>{"conv2d.rows", "conv2d.direct"}));
   EXPECT_THROW(strategy::require(*conv_call(dw), t, "conv2d.flat"), Error);
   EXPECT_THROW(strategy::require(*conv_call(dw), t, "conv2d.nonesuch"), Error);
 }
@@ -149,7 +156,13 @@ TEST(Strategy, EveryConvImplementationMatchesReference) {
               a.dilation = {2, 2};
               return a;
             }()},
-           {{1, 12, 8, 8}, {18, 4, 3, 3}, conv(1, 1, 3)}}) {     // grouped: direct only
+           {{1, 12, 8, 8}, {18, 4, 3, 3}, conv(1, 1, 3)},        // grouped: rows, direct
+           {{1, 32, 9, 52}, {32, 4, 3, 3}, conv(1, 1, 8)},       // ResNeXt's groups of 4, a wide row
+           {{1, 24, 15, 15}, {48, 8, 3, 3}, [] {                 // groups of 8 in, 16 out, strided, dilated
+              ops::Conv2dAttrs a = conv(2, 1, 3);
+              a.dilation = {2, 1};
+              return a;
+            }()}}) {
     ir::Module m = conv_block(c.xs, c.ws, c.a);
     std::vector<Tensor> inputs{rnd(c.xs, 21), rnd(ir::shape_of(m.main().body), 22)};
     expect_every_conv_implementation_matches(m, inputs);
