@@ -76,6 +76,10 @@ MODELS = {
     "efficientnet_b0": (lambda: build_torchvision("efficientnet_b0"), IMAGE, "logits", 13, True),
     # Hard-swish activations and squeeze-excitation with hard-sigmoid (opset 14 has HardSwish).
     "mobilenet_v3_small": (lambda: build_with_xavier_linears("mobilenet_v3_small"), IMAGE, "logits", 14, True),
+    # Grouped convolutions (groups of 8 channels) with squeeze-excitation: natively, grouped convs
+    # had only unscheduled loops; in oneDNN, its 8-channel blocks met the SE multiply's reference
+    # kernel.
+    "regnet_y_400mf": (lambda: build_with_xavier_linears("regnet_y_400mf"), IMAGE, "logits", 14, True),
     # Benchmark only (330 MB): a vision transformer, 12 layers of 768 wide attention on 197 tokens.
     "vit_b_16": (lambda: build_with_xavier_linears("vit_b_16"), IMAGE, "logits", 14, False),
 }
