@@ -114,6 +114,10 @@ md_t broadcast_layout(dn::algorithm alg, const md_t& amd, const dims_t& bd, bool
 // squeeze-excitation multiplies took 39 of its 45 ms in oneDNN's reference loop), the layouts a
 // can be reordered into, channels-last first (where oneDNN 2.6 has one for per-channel
 // operands): the first with a JIT kernel, as {a's layout, b's layout}; nullopt if none has one.
+// Only for a binary that runs as its own step: the claim-time check (broadcast_binary_reference)
+// does not count on it, because a claimed broadcast may instead be fused as a post-op of the
+// primitive before it, with no reorder (Swin-T's attention bias, claimed so, made its matmuls run
+// oneDNN's reference kernel: 49 -> 643 ms).
 std::optional<std::pair<md_t, md_t>> broadcast_relayout(dn::algorithm alg, const md_t& amd, const dims_t& bd) {
   const dims_t ad(amd.data.dims, amd.data.dims + amd.data.ndims);
   std::vector<tag> order;
@@ -1538,7 +1542,7 @@ std::string broadcast_binary_reference(OpCode op, const Shape& out, const Shape&
   for (const auto& [name, amd] : layouts) {
     bool reference = false;
     broadcast_layout(binary_alg(op), amd, bd, &reference);
-    if (reference && !broadcast_relayout(binary_alg(op), amd, bd)) {
+    if (reference) {
       std::string bs;
       for (size_t i = 0; i < bd.size(); ++i) {
         if (i) bs += 'x';
