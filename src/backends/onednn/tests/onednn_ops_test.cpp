@@ -114,11 +114,6 @@ TEST(OnednnOps, BinaryWithBroadcasting) {
   }
 }
 
-// A broadcast binary op is claimed only when its primitive has a JIT kernel in every layout its
-// first operand can have (plain, a conv's channel blocks): a squeeze-excitation scale (1xCx1x1)
-// after a conv is claimed and runs no reference kernel (oneDNN 2.6 on AVX2 ran it with its
-// reference loop while the scale was plain); a broadcast over the last axis only (1xCxHx1) runs
-// the reference loop in plain layout and is declined, with the reason.
 // cv * sigmoid(global_avg_pool(cv)), a squeeze-excitation scale; every op of it is claimed.
 ir::Expr claimed_squeeze_excitation(const ir::Expr& cv) {
   ir::Expr se = ir::call(OpCode::Sigmoid, {ir::call(OpCode::GlobalAvgPool2d, {cv})});
@@ -131,6 +126,11 @@ ir::Expr claimed_squeeze_excitation(const ir::Expr& cv) {
   return mul;
 }
 
+// A broadcast binary op is claimed only when its primitive has a JIT kernel in every layout its
+// first operand can have (plain, a conv's channel blocks): a squeeze-excitation scale (1xCx1x1)
+// after a conv is claimed and runs no reference kernel (oneDNN 2.6 on AVX2 ran it with its
+// reference loop while the scale was plain); a broadcast over the last axis only (1xCxHx1) runs
+// the reference loop in plain layout and is declined, with the reason.
 TEST(OnednnOps, BroadcastsOnReferenceKernelsAreDeclined) {
   ir::Expr x = input("x", {1, 24, 14, 14});
   ir::Expr cv = ir::call(OpCode::Conv2d, {x, cst({24, 24, 1, 1}, 300)}, ops::Conv2dAttrs{});
