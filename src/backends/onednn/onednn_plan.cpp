@@ -663,14 +663,14 @@ struct Plan::Impl {
       const dims_t bd = pad_dims(b_shape, out_shape.size() ? out_shape.size() : 1);
       bool reference = false;
       md_t bmd = broadcast_layout(binary_alg(op), amd, bd, &reference);
-      if (reference)
-        if (std::optional<std::pair<md_t, md_t>> other = broadcast_relayout(binary_alg(op), amd, bd)) {
-          moved = to_md(a, other->first);
-          a = moved;
-          amd = other->first;
-          bmd = other->second;
-          in_place = true;  // the reordered copy is this step's own
-        }
+      std::optional<std::pair<md_t, md_t>> other;
+      if (reference) other = broadcast_relayout(binary_alg(op), amd, bd);
+      if (other) {
+        moved = to_md(a, other->first);
+        a = moved;
+        amd = other->first;
+        bmd = other->second;
+      }
       if (md_of(b) == bmd) {  // already there (a squeeze-excitation scale from a conv)
         bb = alias(b, bmd);
       } else {
@@ -687,7 +687,8 @@ struct Plan::Impl {
     });
     const bool shared = bufs[static_cast<size_t>(buf_of(a))].refs != 1 ||
                         bufs[static_cast<size_t>(buf_of(a))].kind != Buffer::Internal || buf_of(a) == buf_of(bb);
-    int out = (in_place && !shared) ? alias(a, amd) : new_value(amd);
+    // The reordered copy is this step's own, so the result may take its place.
+    int out = ((in_place || moved >= 0) && !shared) ? alias(a, amd) : new_value(amd);
     add_step(pd, dn::binary(pd), {{DNNL_ARG_SRC_0, a}, {DNNL_ARG_SRC_1, bb}, {DNNL_ARG_DST, out}});
     steps.back().one_thread = per_channel(b_shape, out_shape);
     release(bb);
