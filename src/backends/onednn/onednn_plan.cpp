@@ -513,43 +513,48 @@ struct Plan::Impl {
     std::vector<std::pair<int, int>> args;  // post-op arg -> value (released after the step)
     int sum_index = -1;                     // index into posts of the sum (residual), if any
   };
-  // Binary operand for a post-op on a dst of `dst_dims` whose logical shape is `out_shape`:
-  // full-shape operands keep their layout; broadcast operands are viewed plain in the dst's rank.
-  // Returns -1 when it cannot be expressed (then the post-op runs separately).
-  int post_operand(const ir::Expr& operand, const Shape& out_shape, const dims_t& dst_dims, const md_t& dst_md) {
-    const Shape& s = ir::shape_of(operand);
-    int v = value_of(operand);
+  // The layout of a binary post-op's operand on a dst of `dst_dims` whose logical shape is
+  // `out_shape`: full-shape operands keep the dst's layout (or are viewed plain in the dst's rank
+  // when the dst is collapsed); broadcast operands are viewed plain in the dst's rank. nullopt
+  // when it cannot be expressed (then the post-op runs separately).
+  static std::optional<md_t> post_operand_md(const Shape& s, const Shape& out_shape, const dims_t& dst_dims,
+                                             const md_t& dst_md) {
     if (s == out_shape) {
-      if (to_dims(out_shape) == dst_dims) return to_md(v, dst_md);
-      if (shape_numel(s) != shape_numel(Shape(dst_dims.begin(), dst_dims.end()))) return -1;
-      int p = to_plain(v, s);
-      int view = alias(p, plain_md(dst_dims));
-      release(p);
-      return view;
+      if (to_dims(out_shape) == dst_dims) return dst_md;
+      if (shape_numel(s) != shape_numel(Shape(dst_dims.begin(), dst_dims.end()))) return std::nullopt;
+      return plain_md(dst_dims);
     }
     dims_t d = pad_dims(s, out_shape.size());
     // Collapsed dst (dense on [M, K]): only operands broadcast over all leading dims fit.
     if (dst_dims.size() != d.size()) {
       for (size_t i = 0; i + 1 < d.size(); ++i)
-        if (d[i] != 1) return -1;
+        if (d[i] != 1) return std::nullopt;
       dims_t dd(dst_dims.size(), 1);
       dd.back() = d.back();
       d = dd;
     }
+    return plain_md(d);
+  }
+  // The operand's value in that layout (md, from post_operand_md).
+  int post_operand(const ir::Expr& operand, const md_t& md, const Shape& out_shape, const dims_t& dst_dims) {
+    const Shape& s = ir::shape_of(operand);
+    int v = value_of(operand);
+    if (s == out_shape && to_dims(out_shape) == dst_dims) return to_md(v, md);
     int p = to_plain(v, s);
-    int view = alias(p, plain_md(d));
+    int view = alias(p, md);
     release(p);
     return view;
   }
 
-  // Builds post-ops for posts[0..n): eltwise always; the first full-shape non-constant add becomes
-  // a sum (residual); the rest binary. Stops at the first post-op it cannot express; returns how
-  // many were taken.
+  // Builds post-ops for posts[0..min(n, limit)): eltwise always; the first full-shape
+  // non-constant add becomes a sum (residual); the rest binary. Stops at the first post-op it
+  // cannot express; returns how many were taken. `dry`: only f.po and f.sum_index, no values
+  // (to ask oneDNN which implementation the primitive gets with them).
   size_t build_post_ops(const std::vector<PostOp>& posts, const Shape& out_shape, const dims_t& dst_dims,
-                        const md_t& dst_md, bool allow_sum, Fused& f) {
+                        const md_t& dst_md, bool allow_sum, Fused& f, size_t limit = SIZE_MAX, bool dry = false) {
     size_t taken = 0;
     int bin_idx = 0;
-    for (size_t i = 0; i < posts.size(); ++i) {
+    for (size_t i = 0; i < std::min(posts.size(), limit); ++i) {
       const PostOp& p = posts[i];
       if (!p.is_binary) {
         for (const EltStep& s : p.elts) f.po.append_eltwise(1.f, elt_alg(s.alg), s.alpha, s.beta);
@@ -565,15 +570,44 @@ struct Plan::Impl {
         ++taken;
         continue;
       }
-      int v = post_operand(p.operand, out_shape, dst_dims, dst_md);
-      if (v < 0) break;
-      f.po.append_binary(binary_alg(p.op), md_of(v));
-      f.args.push_back({DNNL_ARG_ATTR_MULTIPLE_POST_OP(bin_idx) | DNNL_ARG_SRC_1, v});
+      std::optional<md_t> md = post_operand_md(ir::shape_of(p.operand), out_shape, dst_dims, dst_md);
+      if (!md) break;
+      f.po.append_binary(binary_alg(p.op), *md);
+      if (!dry)
+        f.args.push_back({DNNL_ARG_ATTR_MULTIPLE_POST_OP(bin_idx) | DNNL_ARG_SRC_1, post_operand(p.operand, *md, out_shape, dst_dims)});
       ++bin_idx;
       ++taken;
     }
-    stats.fused_post_ops += static_cast<int>(taken);
+    if (!dry) stats.fused_post_ops += static_cast<int>(taken);
     return taken;
+  }
+
+  // How many of posts a primitive takes as post-ops: all that build_post_ops can express, unless
+  // oneDNN then has only its reference kernel for the primitive while it has a JIT kernel
+  // without its binary post-ops (oneDNN 2.6: a convolution whose binary post-op broadcasts over
+  // the channels, a positional table added to every channel; a matmul adding one value per
+  // row). Then the post-ops stop before the first binary one and the rest run as steps of their
+  // own, which find layouts with JIT kernels (binary()). make_pd(attr) creates the primitive
+  // descriptor as the caller will.
+  template <typename MakePD>
+  size_t post_ops_without_reference(const std::vector<PostOp>& posts, const Shape& out_shape, const dims_t& dst_dims,
+                                    const md_t& dst_md, bool allow_sum, MakePD&& make_pd) {
+    Fused all;
+    const size_t n = build_post_ops(posts, out_shape, dst_dims, dst_md, allow_sum, all, SIZE_MAX, true);
+    dn::primitive_attr attr = base_attr();
+    attr.set_post_ops(all.po);
+    if (!is_reference(make_pd(attr))) return n;
+    size_t first_binary = 0;
+    while (first_binary < n && (!posts[first_binary].is_binary || static_cast<int>(first_binary) == all.sum_index))
+      ++first_binary;
+    if (first_binary == n) return n;  // the reference kernel is not the binary post-ops' doing
+    Fused some;
+    const size_t k = build_post_ops(posts, out_shape, dst_dims, dst_md, allow_sum, some, first_binary, true);
+    dn::primitive_attr fewer = base_attr();
+    fewer.set_post_ops(some.po);
+    if (is_reference(make_pd(fewer))) return n;
+    stats.post_ops_left_for_reference++;
+    return k;
   }
 
   // The destination of a primitive with post-ops: for a sum, the residual's buffer when it dies
@@ -726,11 +760,12 @@ struct Plan::Impl {
     // First pass without post-ops: learn the dst layout the convolution prefers; the second pass
     // (with the post-ops, whose operands were laid out for that dst) asks for it explicitly.
     md_t dst_md = make_pd(base_attr()).dst_desc();
+    dst_any = dst_md;
+    const size_t limit = post_ops_without_reference(posts, ys, to_dims(ys), dst_md, true, make_pd);
     Fused f;
-    size_t taken = build_post_ops(posts, ys, to_dims(ys), dst_md, true, f);
+    size_t taken = build_post_ops(posts, ys, to_dims(ys), dst_md, true, f, limit);
     dn::primitive_attr attr = base_attr();
     attr.set_post_ops(f.po);
-    dst_any = dst_md;
     auto pd = make_pd(attr);
     int src = to_md(x, pd.src_desc());
     bool wtemp = false, btemp = false;
@@ -783,15 +818,19 @@ struct Plan::Impl {
     int a2 = alias(av, plain_md(adims));
     release(av);
     md_t y_md = plain_md(ydims);
+    auto make_pd = [&](const dn::primitive_attr& attr) {
+      return guard([&] {
+        md_t bmd = b_const ? any_md(bdims) : b_user;
+        auto d = bias ? dn::matmul::desc(plain_md(adims), bmd, bias_md, y_md) : dn::matmul::desc(plain_md(adims), bmd, y_md);
+        return dn::matmul::primitive_desc(d, attr, cpu_engine());
+      });
+    };
+    const size_t limit = post_ops_without_reference(posts, ys, ydims, y_md, true, make_pd);
     Fused f;
-    size_t taken = build_post_ops(posts, ys, ydims, y_md, true, f);
+    size_t taken = build_post_ops(posts, ys, ydims, y_md, true, f, limit);
     dn::primitive_attr attr = base_attr();
     attr.set_post_ops(f.po);
-    auto pd = guard([&] {
-      md_t bmd = b_const ? any_md(bdims) : b_user;
-      auto d = bias ? dn::matmul::desc(plain_md(adims), bmd, bias_md, y_md) : dn::matmul::desc(plain_md(adims), bmd, y_md);
-      return dn::matmul::primitive_desc(d, attr, cpu_engine());
-    });
+    auto pd = make_pd(attr);
     int bv;
     bool btemp = false;
     if (b_const) {
