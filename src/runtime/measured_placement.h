@@ -102,7 +102,9 @@ struct WholeModelTiming {
     std::string name;
     double ms = 0;
     std::string failure;    // not timed, or disqualified
-    bool same_as_measured = false;  // the same placement as the measured one: not timed again
+    // The earlier candidate ("measured", a backend's name, "native") whose placement this one
+    // is, not timed again; "" when it is a placement of its own.
+    std::string same_as;
   };
   std::vector<Candidate> candidates;
   std::string winner;  // "" when not checked

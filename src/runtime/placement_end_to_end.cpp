@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <functional>
 #include <optional>
-#include <set>
+#include <map>
 
 #include "backends/reference/executor.h"
 #include "ir/printer.h"
@@ -36,18 +36,23 @@ std::string ms_text(double v) {
   return b;
 }
 
+// A candidate's name as the line says it: "onednn alone", "measured", "native".
+std::string alone(const std::string& name) { return name == "measured" || name == "native" ? name : name + " alone"; }
+
 }  // namespace
 
 std::string end_to_end_line(const WholeModelTiming& w) {
   if (w.winner.empty()) return "";
   std::string s = "placement: end to end:";
   for (const WholeModelTiming::Candidate& c : w.candidates) {
-    s += " " + c.name + (c.name == "measured" || c.name == "native" ? "" : " alone") + " ";
-    s += c.same_as_measured ? "(the same placement)" : c.failure.empty() ? ms_text(c.ms) : "not timed (" + c.failure + ")";
+    s.append(" ").append(alone(c.name)).append(" ");
+    if (!c.same_as.empty()) s.append("(the same placement as ").append(alone(c.same_as)).append(")");
+    else if (c.failure.empty()) s.append(ms_text(c.ms));
+    else s.append("not timed (").append(c.failure).append(")");
     s += ",";
   }
   s.pop_back();
-  s += w.winner == "measured" ? ": the measured placement kept" : ": " + w.winner + (w.winner == "native" ? "" : " alone") + " taken";
+  s += w.winner == "measured" ? ": the measured placement kept" : ": " + alone(w.winner) + " taken";
   if (w.from_records) s += " (from records)";
   return s + "\n";
 }
@@ -78,10 +83,18 @@ partition::PartitionResult check_end_to_end(const ir::Module& model, const parti
     return std::move(cs[winner].placement);
   };
   const std::string measured_structure = structure(cs[0].placement.module);
-  std::set<std::string> seen{measured_structure};
+  // A candidate placed as an earlier one is that one's time: not built or timed again.
+  std::map<std::string, size_t> first{{measured_structure, 0}};
   std::vector<bool> same(cs.size(), false);
-  for (size_t i = 1; i < cs.size(); ++i) same[i] = !seen.insert(structure(cs[i].placement.module)).second;
-  for (size_t i = 0; i < cs.size(); ++i) w.candidates.push_back({cs[i].name, 0, "", same[i]});
+  for (size_t i = 0; i < cs.size(); ++i) {
+    std::string same_as;
+    if (i > 0) {
+      auto [at, fresh] = first.emplace(structure(cs[i].placement.module), i);
+      same[i] = !fresh;
+      if (same[i]) same_as = cs[at->second].name;
+    }
+    w.candidates.push_back({cs[i].name, 0, "", same_as});
+  }
 
   // A stored decision: its winner, if that is still one of the candidates.
   if (std::optional<PlacementRecords::EndToEnd> stored = records.end_to_end(key)) {
@@ -91,7 +104,7 @@ partition::PartitionResult check_end_to_end(const ir::Module& model, const parti
         for (WholeModelTiming::Candidate& c : w.candidates) {
           auto t = stored->ms.find(c.name);
           if (t != stored->ms.end()) c.ms = t->second;
-          else if (!c.same_as_measured) c.failure = "no time in the records";
+          else if (c.same_as.empty()) c.failure = "no time in the records";
         }
         return finish(i);
       }

@@ -447,11 +447,12 @@ TEST(MeasuredPlacement, TheEndToEndCheckTakesAFasterSingleChoice) {
     const bool taken = adds_alone < 7.0 * 0.98;
     EXPECT_EQ(w.winner, taken ? "adds" : "measured");
     ASSERT_EQ(w.candidates.size(), 4u);  // measured, elem alone (the same), adds alone, native
-    EXPECT_TRUE(w.candidates[1].same_as_measured);
+    EXPECT_EQ(w.candidates[1].same_as, "measured");
     EXPECT_NEAR(w.candidates[2].ms, adds_alone, 1e-9);
     for (const auto& [b, fns] : partition::extern_functions(r.module)) EXPECT_EQ(b, taken ? "adds" : "elem");
     const std::string line = runtime::end_to_end_line(w);
     EXPECT_NE(line.find(taken ? "adds alone taken" : "the measured placement kept"), std::string::npos) << line;
+    EXPECT_NE(line.find("elem alone (the same placement as measured)"), std::string::npos) << line;
     expect_same_values_on(r.module, {&elem(), &adds()});
   }
 }
