@@ -245,6 +245,16 @@ int main(int argc, char** argv) {
       conv_case("depthwise3x3 960 7x7", {1, 960, 7, 7}, {960, 1, 3, 3}, 1, 1, 960, true),
       conv_case("depthwise3x3 192 28x28", {1, 192, 28, 28}, {192, 1, 3, 3}, 1, 1, 192, true),
       conv_case("depthwise3x3 s2 96 112x112", {1, 96, 112, 112}, {96, 1, 3, 3}, 2, 1, 96, true),
+      // Grouped: ResNeXt-50 32x4d's 3x3 convs (32 groups of 4, 8, 16, 32 channels) and RegNet-Y-400MF's
+      // (groups of 8 channels).
+      conv_case("grouped3x3 g32 128 56x56 +relu", {1, 128, 56, 56}, {128, 4, 3, 3}, 1, 1, 32, true),
+      conv_case("grouped3x3 g32 256 28x28 +relu", {1, 256, 28, 28}, {256, 8, 3, 3}, 1, 1, 32, true),
+      conv_case("grouped3x3 g32 512 14x14 +relu", {1, 512, 14, 14}, {512, 16, 3, 3}, 1, 1, 32, true),
+      conv_case("grouped3x3 g32 1024 7x7 +relu", {1, 1024, 7, 7}, {1024, 32, 3, 3}, 1, 1, 32, true),
+      conv_case("grouped3x3 s2 g32 256 56x56 +relu", {1, 256, 56, 56}, {256, 8, 3, 3}, 2, 1, 32, true),
+      conv_case("grouped3x3 s2 g32 1024 14x14 +relu", {1, 1024, 14, 14}, {1024, 32, 3, 3}, 2, 1, 32, true),
+      conv_case("grouped3x3 g26 208 14x14 +relu", {1, 208, 14, 14}, {208, 8, 3, 3}, 1, 1, 26, true),
+      conv_case("grouped3x3 g55 440 7x7 +relu", {1, 440, 7, 7}, {440, 8, 3, 3}, 1, 1, 55, true),
       dense_case("dense 128x768x3072", 128, 768, 3072),
       dense_case("dense 1x1280x1000 (classifier)", 1, 1280, 1000),
       dense_case("dense 1x2048x1000 (classifier)", 1, 2048, 1000),

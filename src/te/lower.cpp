@@ -322,6 +322,7 @@ class Lowerer {
     // no bound or lie at positions that do not differ by a constant.
     bool any = false;
     std::vector<bool> whole(nd, false);
+    for (size_t d = 0; d < nd; ++d) whole[d] = p->covers(d);
     for (const auto& s : sources) {
       tir::visit_expr(s.expr, [&](const Expr& x) {
         if (x->kind != ExprKind::TensorRead || stage_of(x->producer) != p) return;

@@ -164,6 +164,13 @@ void Stage::compute_root() {
   record("compute_root " + name());
 }
 
+void Stage::cover(size_t d) {
+  if (d >= op_->shape.size()) throw Error("schedule: cover of dimension " + std::to_string(d) + " of " + name());
+  if (cover_.size() <= d) cover_.resize(d + 1, false);
+  cover_[d] = true;
+  record("cover " + name() + " " + std::to_string(d));
+}
+
 // ---------------------------------------------------------------- Schedule
 
 Schedule::Schedule(const std::vector<Tensor>& outputs) : outputs_(outputs) {

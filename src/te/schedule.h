@@ -60,6 +60,11 @@ class Stage {
   void compute_at(Stage& consumer, const Axis& a);
   // Undoes compute_inline / compute_at: the stage gets its own loop nest at the top level.
   void compute_root();
+  // A stage computed at a loop computes the whole of its output dimension d there, not only
+  // what its readers inside that loop read (a grid rounded up to whole vectors, whose last
+  // vector the readers only partly read).
+  void cover(size_t d);
+  bool covers(size_t d) const { return d < cover_.size() && cover_[d]; }
 
   AttachKind attach() const { return attach_; }
   Stage* attach_stage() const { return attach_stage_; }
@@ -80,6 +85,7 @@ class Stage {
   AttachKind attach_ = AttachKind::Root;
   Stage* attach_stage_ = nullptr;
   Axis attach_axis_;
+  std::vector<bool> cover_;
 };
 
 class Schedule {

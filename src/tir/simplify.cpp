@@ -1,5 +1,7 @@
 #include "tir/simplify.h"
 
+#include <numeric>
+
 #include <cmath>
 
 #include "tir/functor.h"
@@ -114,8 +116,24 @@ Expr rewrite(const Expr& in, const RangeMap& ranges) {
         if (e->kind == ExprKind::Div) return int_imm(q, e->dtype);
         return simplify(o[0] - int_imm(q * c, e->dtype), ranges);
       }
-      // (c*a + b) / c == a + b / c when the coefficients of the a-part are multiples of c.
       LinearForm f = linear_form(o[0]);
+      // (g*m + b) / c == (g*m) / c and (g*m + b) % c == (g*m) % c + b when g, the gcd of the
+      // coefficients, divides c and 0 <= b < g: g*m lies on a multiple of g, and a multiple of g
+      // below a multiple of c is at most c - g below it. The offsets of an unrolled tile inside a
+      // block of c (8 output channels of a 16-channel group read the same input channel): the
+      // copies then share one index, which the C compiler loads once.
+      if (!f.terms.empty() && f.constant > 0) {
+        int64_t g = 0;
+        for (const auto& [t, k] : f.terms) g = std::gcd(g, k < 0 ? -k : k);
+        if (g > 1 && c % g == 0 && f.constant < g) {
+          LinearForm base = f;
+          base.constant = 0;
+          Expr r = binary(e->kind, from_linear_form(base), o[1]);
+          if (e->kind == ExprKind::Mod) r = r + int_imm(f.constant, e->dtype);
+          return simplify(r, ranges);
+        }
+      }
+      // (c*a + b) / c == a + b / c when the coefficients of the a-part are multiples of c.
       LinearForm mult, rest;
       mult.dtype = rest.dtype = f.dtype;
       for (const auto& [t, k] : f.terms) (k % c == 0 ? mult : rest).terms.emplace_back(t, k);

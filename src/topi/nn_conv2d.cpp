@@ -10,9 +10,9 @@
 // Pointwise (1x1, stride 1, unpadded) convs with few input channels are a GEMM over the flattened
 // plane: vectors along the pixels (contiguous in NCHW for input and output), the weight read as
 // scalars, so nothing is written back from a blocked tile (MobileNet's expansion convs).
-// Short reductions over wide rows (C*KH*KW <= 48, e.g. MobileNet's stem) and depthwise convs
-// (groups == channels) vectorize along the output row instead; other grouped convs use a direct
-// loop nest.
+// Short reductions over wide rows (C*KH*KW <= 48, e.g. MobileNet's stem) vectorize along the
+// output row instead; depthwise convs (groups == channels) and other grouped convs along the
+// flattened padded plane (whole vectors whatever the width), or the output row.
 #include <algorithm>
 
 #include "ops/op.h"
@@ -76,8 +76,9 @@ Tensor pad_input(const Tensor& x, int64_t Hp, int64_t Wp, int64_t pt, int64_t pl
 // P[..][rh * dh % sh][rw * dw % sw][oh + rh * dh / sh][ow + rw * dw / sw]: unit stride along the
 // output row whatever the conv's stride, so a row of outputs reads whole vectors (read with a
 // stride in the loop over the taps, GCC builds each vector from 128-bit shuffles and spills).
-Tensor pad_phases(const Tensor& x, const ConvGeom& g) {
-  const int64_t Hq = g.OH + (g.KH - 1) * g.dh / g.sh, Wq = g.OW + (g.KW - 1) * g.dw / g.sw;
+// extra_rows more rows of zeros below (reads past the last row of a grid rounded up to vectors).
+Tensor pad_phases(const Tensor& x, const ConvGeom& g, int64_t extra_rows = 0) {
+  const int64_t Hq = g.OH + (g.KH - 1) * g.dh / g.sh + extra_rows, Wq = g.OW + (g.KW - 1) * g.dw / g.sw;
   return te::compute({g.N, g.C, g.sh, g.sw, Hq, Wq}, [&](const std::vector<Expr>& i) {
     Expr xh = i[4] * g.sh + i[2] - g.pt, xw = i[5] * g.sw + i[3] - g.pl;
     Expr inside = all_of({xh >= 0, xh < g.H, xw >= 0, xw < g.W});
@@ -91,7 +92,7 @@ Expr phase_read(const Tensor& P, const ConvGeom& g, Expr n, Expr c, Expr th, Exp
 
 // The implementations of conv2d (each its own strategy entry; see register_conv for when each
 // applies and which is preferred).
-enum class Variant { Flat, Rows, Blocked, Depthwise, DepthwisePlane, Direct };
+enum class Variant { Flat, Rows, Blocked, Depthwise, DepthwisePlane, GroupedPlane, Direct };
 
 std::vector<Tensor> conv2d(Variant v, const ir::CallNode& c, const std::vector<Tensor>& in,
                            const target::Target& target) {
@@ -108,7 +109,8 @@ std::vector<Tensor> conv2d(Variant v, const ir::CallNode& c, const std::vector<T
   auto ih = [&](Expr oh, Expr rh) { return oh * g.sh + rh * g.dh; };
   auto iw = [&](Expr ow, Expr rw) { return ow * g.sw + rw * g.dw; };
   auto with_bias = [&](Expr v, Expr o) { return has_bias ? v + in[2](o) : v; };
-  if (prepacked && (g.G != 1 || v == Variant::Depthwise || v == Variant::DepthwisePlane || v == Variant::Direct))
+  if (prepacked && (g.G != 1 || v == Variant::Depthwise || v == Variant::DepthwisePlane || v == Variant::GroupedPlane ||
+                    v == Variant::Direct))
     throw Error("nn.conv2d: a pre-packed weight needs groups == 1 and a packed-weight implementation");
   if (v == Variant::Flat) {
     // out[n][o][p] = sum_c w[o][c] * x[n][c][p] over the flattened plane p = oh * OW + ow (the
@@ -139,6 +141,40 @@ std::vector<Tensor> conv2d(Variant v, const ir::CallNode& c, const std::vector<T
       Expr i = q + th / g.sh * Wq + tw / g.sw;
       return te::sum(Pp({n, o, th % g.sh, tw % g.sw, i / Wq, i % Wq}) * w(o, 0, rh.var, rw.var), {rh, rw});
     }, "conv2d_depthwise_plane");
+    return {te::compute({g.N, g.O, g.OH, g.OW}, [&](Expr n, Expr o, Expr oh, Expr ow) {
+      return with_bias(Y(n, o, oh * Wq + ow), o);
+    }, "conv2d")};
+  }
+  if (v == Variant::GroupedPlane) {
+    // A grouped conv over the flattened plane, as DepthwisePlane, summed over the group's input
+    // channels: a register tile of the group's output channels reads each tap's run of vectors
+    // once for all of them. The grid is rounded up to whole vectors (the padded input has the
+    // rows of zeros its last vector reads), so that a tile of vectors divides it: ResNeXt's 14x14
+    // and 7x7 rows read as 14 and 7-lane vectors one row at a time (conv2d.rows) ran at 8-13% of
+    // SGEMM.
+    const int64_t L = target.vector_lanes();
+    const int64_t Wq0 = g.OW + (g.KW - 1) * g.dw / g.sw;
+    // Vectors: rounded up to a multiple of 6, 4, 3 or 2 where that costs at most 1/16 more, so
+    // that register tiles of several vectors divide them (ResNeXt's 56x56 grid: 203 = 7 x 29
+    // vectors, 204 with 6).
+    int64_t nvec = ((g.OH - 1) * Wq0 + g.OW + L - 1) / L;
+    for (int64_t m : {6, 4, 3, 2})
+      if ((nvec + m - 1) / m * m - nvec <= nvec / 16) {
+        nvec = (nvec + m - 1) / m * m;
+        break;
+      }
+    const int64_t Q = nvec * L;
+    const int64_t reach = Q - 1 + (g.KH - 1) * g.dh / g.sh * Wq0 + (g.KW - 1) * g.dw / g.sw;  // last flat index read
+    const int64_t Hq0 = g.OH + (g.KH - 1) * g.dh / g.sh;
+    Tensor Pp = pad_phases(x, g, std::max<int64_t>(0, reach / Wq0 + 1 - Hq0));
+    const int64_t Wq = Pp.shape()[5], Og = g.O / g.G;
+    IterVar rc = te::reduce_axis(g.Cg, "rc"), rh = te::reduce_axis(g.KH, "rh"), rw = te::reduce_axis(g.KW, "rw");
+    Tensor Y = te::compute({g.N, g.O, Q}, [&](Expr n, Expr o, Expr q) {
+      Expr th = rh.var * g.dh, tw = rw.var * g.dw;
+      Expr i = q + th / g.sh * Wq + tw / g.sw;
+      return te::sum(Pp({n, (o / Og) * g.Cg + rc.var, th % g.sh, tw % g.sw, i / Wq, i % Wq}) * w(o, rc.var, rh.var, rw.var),
+                     {rc, rh, rw});
+    }, "conv2d_grouped_plane");
     return {te::compute({g.N, g.O, g.OH, g.OW}, [&](Expr n, Expr o, Expr oh, Expr ow) {
       return with_bias(Y(n, o, oh * Wq + ow), o);
     }, "conv2d")};
@@ -210,7 +246,7 @@ void schedule_conv2d(GroupSchedule& g) {
   te::Operation yc = find_stage(anchor, "conv2d_nchwc"), pad = find_stage(anchor, "conv2d_pad"),
                 wpack = find_stage(anchor, "conv2d_wpack"), dw = find_stage(anchor, "conv2d_depthwise"),
                 rows = find_stage(anchor, "conv2d_rows"), flat = find_stage(anchor, "conv2d_flat"),
-                plane = find_stage(anchor, "conv2d_depthwise_plane");
+                plane = find_stage(anchor, "conv2d_depthwise_plane"), gplane = find_stage(anchor, "conv2d_grouped_plane");
   const bool simple = g.outputs.size() == 1 && g.outputs[0].shape() == anchor.shape();
   // Depthwise over the plane with an epilogue that calls math functions (SiLU's exp) on rows that
   // are not whole vectors (7x7, 14x14): the anchor stage stays, a compact copy of the plane the
@@ -221,8 +257,8 @@ void schedule_conv2d(GroupSchedule& g) {
       if (st->op()->body && st->op() != anchor.op() && st->op() != plane && st->op() != pad)
         tir::visit_expr(st->op()->body, [&](const Expr& e) { heavy_epilogue |= e->kind == tir::ExprKind::Call; });
   const te::Operation kept_anchor = heavy_epilogue ? anchor.op() : te::Operation{};
-  if (!simple || (!yc && !dw && !rows && !flat && !plane) ||
-      !inline_all_but(g, {yc, pad, wpack, dw, rows, flat, plane, kept_anchor}))
+  if (!simple || (!yc && !dw && !rows && !flat && !plane && !gplane) ||
+      !inline_all_but(g, {yc, pad, wpack, dw, rows, flat, plane, gplane, kept_anchor}))
     return schedule_injective(g);
   te::Stage& out = s[g.outputs[0]];
   const Shape& os = anchor.shape();
@@ -337,6 +373,50 @@ void schedule_conv2d(GroupSchedule& g) {
     y.unroll(y.axis(1));
     y.unroll(yo);
     y.vectorize(yi);
+    return;
+  }
+  if (gplane) {
+    // Per block of tile_o output channels of one group (in parallel): the flattened plane of the
+    // block in register tiles of tile_o channels x tile_vectors vectors (a divisor of the grid's
+    // vectors), over the group's input channels and the taps; then its rows written out through
+    // the epilogue. Default: the tile with the most accumulators that leave registers for the
+    // tile's input vectors and the broadcast weight, then the most channels (fewer loads per FMA).
+    const int64_t L = g.vector_lanes, Og = O / std::max<int64_t>(1, g.anchor->attrs_as<ops::Conv2dAttrs>().groups);
+    const int64_t nvec = gplane->shape[2] / L;
+    int64_t to0 = 1, nv0 = 1;
+    for (int64_t to = 1; to <= std::min<int64_t>(Og, 8); ++to) {
+      if (Og % to != 0) continue;
+      const int64_t nv = largest_divisor(nvec, std::max<int64_t>(1, (R - 1) / (to + 1)));
+      if (to * nv > to0 * nv0 || (to * nv == to0 * nv0 && to > to0)) to0 = to, nv0 = nv;
+    }
+    std::vector<int64_t> tos = {to0};
+    for (int64_t t : {2, 4, 8})
+      if (Og % t == 0) tos.push_back(t);
+    const int64_t to = knobs.define("tile_o_grouped", distinct(tos));
+    const int64_t nv = knobs.define("tile_vectors_grouped",
+                                    distinct({largest_divisor(nvec, std::max<int64_t>(1, (R - 1) / (to + 1))), nv0,
+                                              largest_divisor(nvec, 2)}));
+    te::Axis n = out.leaves()[0], o = out.leaves()[1];
+    auto [ob, oi] = out.split(o, to);
+    te::Axis par = out.fuse(n, ob);
+    out.parallel(par);
+    te::Axis ow = out.leaves().back();
+    if (OW >= 2 * L) {
+      auto [wo, wi] = out.split(ow, L);
+      out.vectorize(wi);
+    } else {
+      out.vectorize(ow);
+    }
+    te::Stage& y = *s.find(gplane.get());
+    y.compute_at(out, par);
+    y.cover(2);
+    auto [qo, qi] = y.split(y.axis(2), L);
+    auto [qoo, qoi] = y.split(qo, nv);
+    y.reorder({qoo, y.reduce_axis(0), y.reduce_axis(1), y.reduce_axis(2), y.axis(1), qoi, qi});
+    y.unroll(y.reduce_axis(2));
+    y.unroll(y.axis(1));
+    y.unroll(qoi);
+    y.vectorize(qi);
     return;
   }
   if (rows) {
@@ -675,12 +755,19 @@ void register_conv(Registry& r) {
                      return std::all_of(s.begin(), s.end(), [](int64_t v) { return v == 1; }) ? kDefaultPriority + 1
                                                                                                : kDefaultPriority - 1;
                    });
+  OpImpl gplane = conv_impl("conv2d.grouped_plane", Variant::GroupedPlane,
+                   [](const ir::CallNode& c, const target::Target&) -> std::string {
+                     CallConv g = call_conv(c);
+                     if (!g.f32) return "not f32";
+                     return g.G > 1 && g.Cg > 1 ? "" : "not grouped with several channels a group";
+                   },
+                   [](const ir::CallNode&, const target::Target&) { return kDefaultPriority - 2; });
   OpImpl direct = conv_impl("conv2d.direct", Variant::Direct,
                 [](const ir::CallNode& c, const target::Target&) -> std::string {
                   return why_not_packed(call_conv(c)).empty() ? "groups == 1 f32: the packed-weight implementations apply" : "";
                 },
                 [](const ir::CallNode&, const target::Target&) { return 1; });
-  for (OpImpl* i : {&flat, &rows, &blocked, &depthwise, &plane, &direct}) r.add(OpCode::Conv2d, std::move(*i));
+  for (OpImpl* i : {&flat, &rows, &blocked, &depthwise, &plane, &gplane, &direct}) r.add(OpCode::Conv2d, std::move(*i));
   r.add(OpCode::ConvTranspose2d, conv2d_transpose, nullptr);
 }
 

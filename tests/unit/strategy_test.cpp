@@ -56,10 +56,11 @@ TEST(Strategy, ConvImplementationsApplyAsDocumented) {
   strategy::Applicable a = strategy::applicable(*conv_call(pw), t);
   EXPECT_EQ(native_only(a), (std::vector<std::string>{"conv2d.flat", "conv2d.blocked", "conv2d.rows"}));
   for (const auto& e : a.entries) EXPECT_TRUE(e.priority > 0 || !e.impl->library.empty()) << e.impl->name;
-  ASSERT_EQ(a.rejected.size(), 3u);
+  ASSERT_EQ(a.rejected.size(), 4u);
   EXPECT_EQ(a.rejected[0].first, "conv2d.depthwise");
   EXPECT_EQ(a.rejected[1].first, "conv2d.depthwise_plane");
-  EXPECT_EQ(a.rejected[2].first, "conv2d.direct");
+  EXPECT_EQ(a.rejected[2].first, "conv2d.grouped_plane");
+  EXPECT_EQ(a.rejected[3].first, "conv2d.direct");
 
   // Depthwise: over the flattened plane at stride 1, by output rows when strided; the generic
   // grouped ones after them.
@@ -72,10 +73,15 @@ TEST(Strategy, ConvImplementationsApplyAsDocumented) {
   a = strategy::applicable(*conv_call(dw2), t);
   EXPECT_EQ(native_only(a),
             (std::vector<std::string>{"conv2d.depthwise", "conv2d.depthwise_plane", "conv2d.rows", "conv2d.direct"}));
-  // Grouped (ResNeXt's groups of 4 channels): vectors along the rows before the direct loops.
+  // Grouped (ResNeXt's groups of 4 channels): over the flattened plane, then vectors along the
+  // rows, then the direct loops; on a wide plane, where a group's short reduction fills rows of
+  // whole vectors, along the rows first.
   ir::Module gr = conv_block({1, 128, 14, 14}, {128, 4, 3, 3}, conv(1, 1, 32));
   a = strategy::applicable(*conv_call(gr), t);
-  EXPECT_EQ(native_only(a), (std::vector<std::string>{"conv2d.rows", "conv2d.direct"}));
+  EXPECT_EQ(native_only(a), (std::vector<std::string>{"conv2d.grouped_plane", "conv2d.rows", "conv2d.direct"}));
+  ir::Module gr56 = conv_block({1, 128, 56, 56}, {128, 4, 3, 3}, conv(1, 1, 32));
+  a = strategy::applicable(*conv_call(gr56), t);
+  EXPECT_EQ(native_only(a), (std::vector<std::string>{"conv2d.rows", "conv2d.grouped_plane", "conv2d.direct"}));
   EXPECT_THROW(strategy::require(*conv_call(dw), t, "conv2d.flat"), Error);
   EXPECT_THROW(strategy::require(*conv_call(dw), t, "conv2d.nonesuch"), Error);
 }
@@ -156,7 +162,9 @@ TEST(Strategy, EveryConvImplementationMatchesReference) {
               a.dilation = {2, 2};
               return a;
             }()},
-           {{1, 12, 8, 8}, {18, 4, 3, 3}, conv(1, 1, 3)},        // grouped: rows, direct
+           {{1, 12, 8, 8}, {18, 4, 3, 3}, conv(1, 1, 3)},        // grouped: grouped_plane, rows, direct
+           {{1, 64, 7, 7}, {64, 16, 3, 3}, conv(1, 1, 4)},       // groups of 16 on a 7x7 plane (grid of 4 vectors)
+           {{1, 32, 14, 14}, {32, 8, 3, 3}, conv(2, 1, 4)},      // strided: the grid reads the phases' extra rows
            {{1, 32, 9, 52}, {32, 4, 3, 3}, conv(1, 1, 8)},       // ResNeXt's groups of 4, a wide row
            {{1, 24, 15, 15}, {48, 8, 3, 3}, [] {                 // groups of 8 in, 16 out, strided, dilated
               ops::Conv2dAttrs a = conv(2, 1, 3);

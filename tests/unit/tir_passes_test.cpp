@@ -62,6 +62,26 @@ TEST(TirSimplify, FoldsDivModMinMaxAndComparisons) {
   EXPECT_EQ(print_expr(simplify(select(int_imm(1, DType::boolean), i, j))), "i");
 }
 
+// An unrolled tile's offset inside a block that the coefficients' gcd divides: (8i + 3) / 16 is
+// (8i) / 16 for every i (8i + 3 never crosses a multiple of 16 that 8i does not), so the copies of
+// an unrolled loop over 8 channels of a 16-channel group index one input channel alike. Offsets
+// that reach the next multiple of the gcd, or divisors it does not divide, stay.
+TEST(TirSimplify, TileOffsetsBelowTheGcdLeaveTheQuotient) {
+  Expr i = var("i"), j = var("j");
+  EXPECT_EQ(print_expr(simplify((i * 8 + 3) / 16)), "i * 8 / 16");
+  EXPECT_EQ(print_expr(simplify((i * 8 + 3) % 16)), "i * 8 % 16 + 3");
+  EXPECT_EQ(print_expr(simplify((i * 8 + j * 4 + 2) / 16)), "(i * 8 + j * 4) / 16");
+  EXPECT_EQ(print_expr(simplify((i * 8 + 8) / 16)), "(i * 8 + 8) / 16");
+  EXPECT_EQ(print_expr(simplify((i * 8 + 3) / 12)), "(i * 8 + 3) / 12");
+  // The rule holds for floor division whatever the sign: checked on constants folded both ways.
+  for (int64_t v = -40; v <= 40; ++v)
+    for (int64_t b = 0; b < 8; ++b) {
+      Expr x = int_imm(v);
+      EXPECT_EQ(print_expr(simplify((x * 8 + b) / 16)), print_expr(simplify((x * 8) / 16))) << v << " " << b;
+      EXPECT_EQ(print_expr(simplify((x * 8 + b) % 16)), print_expr(simplify((x * 8) % 16 + b))) << v << " " << b;
+    }
+}
+
 TEST(TirSimplify, LoopsOfOneIterationAndDecidedBranches) {
   Expr i = var("i"), j = var("j");
   Buffer b = buffer("B", DType::f32, {16});
