@@ -1,8 +1,7 @@
 #include "tir/simplify.h"
 
-#include <numeric>
-
 #include <cmath>
+#include <numeric>
 
 #include "tir/functor.h"
 

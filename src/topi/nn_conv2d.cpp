@@ -388,7 +388,8 @@ void schedule_conv2d(GroupSchedule& g) {
     // vectors), over the group's input channels and the taps; then its rows written out through
     // the epilogue. Default: the tile with the most accumulators that leave registers for the
     // tile's input vectors and the broadcast weight, then the most channels (fewer loads per FMA).
-    const int64_t L = g.vector_lanes, Og = O / std::max<int64_t>(1, g.anchor->attrs_as<ops::Conv2dAttrs>().groups);
+    const int64_t L = g.vector_lanes,
+                  Og = O / std::max<int64_t>(1, g.anchor ? g.anchor->attrs_as<ops::Conv2dAttrs>().groups : 1);
     const int64_t nvec = gplane->shape[2] / L;
     int64_t to0 = 1, nv0 = 1;
     for (int64_t to = 1; to <= std::min<int64_t>(Og, 8); ++to) {
@@ -527,7 +528,13 @@ void schedule_conv2d(GroupSchedule& g) {
     te::Axis oh0 = out.leaves()[1];
     auto [ohb, ohi] = out.split(oh0, th);
     te::Axis ow = out.leaves()[3];
-    if (OW >= 2 * L) {
+    if (epilogue_calls && th * OW >= L) {
+      // The block's rows are contiguous in the output and in the block's buffer: the epilogue
+      // runs over them flattened, in whole vectors, where along a 28- or 14-wide row GCC left the
+      // loop scalar and called expf per element (EfficientNet's strided SiLU depthwise convs).
+      auto [po, pi] = out.split(out.fuse(ohi, ow), L);
+      out.vectorize(pi);
+    } else if (OW >= 2 * L) {
       auto [wo, wi] = out.split(ow, L);
       out.vectorize(wi);
     } else {

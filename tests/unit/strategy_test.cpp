@@ -37,9 +37,11 @@ ir::Module conv_block(Shape xs, Shape ws, ops::Conv2dAttrs a) {
   return m;
 }
 
+// The conv of the block (the first call of the body's first operands that is one).
 const ir::CallNode* conv_call(const ir::Module& m) {
-  const ir::CallNode* relu = m.main().body->as<ir::CallNode>();
-  return relu->args[0]->as<ir::CallNode>()->args[0]->as<ir::CallNode>();
+  const ir::CallNode* c = m.main().body->as<ir::CallNode>();
+  while (c && c->op != OpCode::Conv2d) c = c->args.empty() ? nullptr : c->args[0]->as<ir::CallNode>();
+  return c;
 }
 
 TEST(Strategy, ConvImplementationsApplyAsDocumented) {
@@ -174,6 +176,29 @@ TEST(Strategy, EveryConvImplementationMatchesReference) {
     ir::Module m = conv_block(c.xs, c.ws, c.a);
     std::vector<Tensor> inputs{rnd(c.xs, 21), rnd(ir::shape_of(m.main().body), 22)};
     expect_every_conv_implementation_matches(m, inputs);
+  }
+}
+
+// conv + bias, then SiLU (x * sigmoid(x)): an epilogue that calls expf, which the schedules write
+// out in whole vectors (the blocked tile along its channels, a strided depthwise block's rows
+// flattened); every implementation that applies against the reference, in rows that are not
+// whole vectors (28, 14, 7 wide).
+TEST(Strategy, EveryConvImplementationWithASiluEpilogueMatchesReference) {
+  struct Case {
+    Shape xs, ws;
+    ops::Conv2dAttrs a;
+  };
+  for (const Case& c : std::vector<Case>{
+           {{1, 16, 56, 56}, {16, 1, 5, 5}, conv(2, 2, 16)},  // strided depthwise: 28-wide rows
+           {{1, 24, 28, 28}, {24, 1, 3, 3}, conv(2, 1, 24)},  // strided depthwise: 14-wide rows
+           {{1, 24, 14, 14}, {48, 24, 3, 3}, conv(1, 1)},     // 3x3: blocked, rows
+           {{1, 256, 7, 7}, {64, 256, 1, 1}, conv(1, 0)}}) {  // 1x1 on 7x7: blocked, flat
+    ir::Expr x = ir::var("x", ir::tensor_type(c.xs, DType::f32));
+    ir::Expr y = ir::call(OpCode::Conv2d, {x, ir::constant(rnd(c.ws, 13)), ir::constant(rnd({c.ws[0]}, 14))}, c.a);
+    y = ir::call(OpCode::Mul, {y, ir::call(OpCode::Sigmoid, {y})});
+    ir::Module m;
+    m.functions["main"] = ir::function({x}, y);
+    expect_every_conv_implementation_matches(m, {rnd(c.xs, 23)});
   }
 }
 
