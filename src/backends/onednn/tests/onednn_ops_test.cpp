@@ -156,6 +156,19 @@ TEST(OnednnOps, BroadcastsOnReferenceKernelsAreDeclined) {
   }
 }
 
+// Compiles the region fn alone and runs it on in: the reference's values (1e-5) and no primitive
+// on oneDNN's reference kernel. Returns the plan's counts.
+backends::onednn::PlanStats expect_reference_values_on_jit_kernels(const ir::Expr& fn, const std::vector<Tensor>& in) {
+  auto mod = backend().compile({{"onednn_0", fn}}, target::host());
+  auto* m = dynamic_cast<backends::onednn::OnednnModule*>(mod.get());
+  EXPECT_NE(m, nullptr);
+  if (!m) return {};
+  EXPECT_LT(rel_err(m->run("onednn_0", in)[0], run_reference(fn, in)[0]), 1e-5);
+  const backends::onednn::PlanStats st = m->stats("onednn_0");
+  EXPECT_TRUE(st.reference_kernels.empty()) << st.reference_kernels[0];
+  return st;
+}
+
 // RegNet-Y's squeeze-excitation: grouped convolutions of 8-channel groups choose channel blocks of
 // 8 even with AVX-512, where oneDNN 2.6 has no JIT kernel for a per-channel multiply (39 of the
 // model's 45 ms ran in its reference loop). The multiply is claimed and runs a JIT kernel on
@@ -168,11 +181,7 @@ TEST(OnednnOps, ASqueezeExcitationAfterAGroupedConvRunsNoReferenceKernel) {
   ir::Expr cv = ir::call(OpCode::Conv2d, {x, cst({48, 8, 3, 3}, 302, -0.2f, 0.2f)}, grouped);
   ir::Expr fn = region({x}, ir::call(OpCode::Relu, {claimed_squeeze_excitation(cv)}));
   const std::vector<Tensor> in = {random({1, 48, 14, 14}, 34)};
-  auto mod = backend().compile({{"onednn_0", fn}}, target::host());
-  auto* m = dynamic_cast<backends::onednn::OnednnModule*>(mod.get());
-  ASSERT_NE(m, nullptr);
-  EXPECT_LT(rel_err(m->run("onednn_0", in)[0], run_reference(fn, in)[0]), 1e-5);
-  EXPECT_TRUE(m->stats("onednn_0").reference_kernels.empty()) << m->stats("onednn_0").reference_kernels[0];
+  expect_reference_values_on_jit_kernels(fn, in);
 }
 
 // Every broadcast a conv's result may meet (per image and channel, per channel, a scalar, over
@@ -195,11 +204,7 @@ TEST(OnednnOps, BroadcastsAfterAConvMatchTheReference) {
       }
       ir::Expr fn = region({x, s}, ir::call(OpCode::Relu, {y}));
       std::vector<Tensor> in = {random({2, 24, 7, 7}, 41), random(b, 42)};
-      auto mod = backend().compile({{"onednn_0", fn}}, target::host());
-      auto* m = dynamic_cast<backends::onednn::OnednnModule*>(mod.get());
-      ASSERT_NE(m, nullptr);
-      EXPECT_LT(rel_err(m->run("onednn_0", in)[0], run_reference(fn, in)[0]), 1e-5);
-      EXPECT_TRUE(m->stats("onednn_0").reference_kernels.empty()) << m->stats("onednn_0").reference_kernels[0];
+      expect_reference_values_on_jit_kernels(fn, in);
     }
   }
 }
@@ -224,12 +229,7 @@ TEST(OnednnOps, BroadcastPostOpsThatTakeAReferenceKernelRunAsSteps) {
                              });
       ir::Expr fn = region({x}, y);
       const std::vector<Tensor> in = {random({1, 24, 10, 10}, 43)};
-      auto mod = backend().compile({{"onednn_0", fn}}, target::host());
-      auto* m = dynamic_cast<backends::onednn::OnednnModule*>(mod.get());
-      ASSERT_NE(m, nullptr);
-      EXPECT_LT(rel_err(m->run("onednn_0", in)[0], run_reference(fn, in)[0]), 1e-5);
-      EXPECT_TRUE(m->stats("onednn_0").reference_kernels.empty()) << m->stats("onednn_0").reference_kernels[0];
-      left += m->stats("onednn_0").post_ops_left_for_reference;
+      left += expect_reference_values_on_jit_kernels(fn, in).post_ops_left_for_reference;
     }
   }
   for (Shape b : std::vector<Shape>{{40, 1}, {24}}) {
@@ -241,12 +241,7 @@ TEST(OnednnOps, BroadcastPostOpsThatTakeAReferenceKernelRunAsSteps) {
                            });
     ir::Expr fn = region({x}, y);
     const std::vector<Tensor> in = {random({40, 32}, 44)};
-    auto mod = backend().compile({{"onednn_0", fn}}, target::host());
-    auto* m = dynamic_cast<backends::onednn::OnednnModule*>(mod.get());
-    ASSERT_NE(m, nullptr);
-    EXPECT_LT(rel_err(m->run("onednn_0", in)[0], run_reference(fn, in)[0]), 1e-5);
-    EXPECT_TRUE(m->stats("onednn_0").reference_kernels.empty()) << m->stats("onednn_0").reference_kernels[0];
-    left += m->stats("onednn_0").post_ops_left_for_reference;
+    left += expect_reference_values_on_jit_kernels(fn, in).post_ops_left_for_reference;
   }
   EXPECT_GT(left, 0) << "no case met a reference kernel: the test no longer tests the fallback";
 }
