@@ -37,7 +37,7 @@ ir::Module conv_block(Shape xs, Shape ws, ops::Conv2dAttrs a) {
   return m;
 }
 
-// The conv of the block (the first call of the body's first operands that is one).
+// The block's conv: the first Conv2d down the chain of first operands from the body.
 const ir::CallNode* conv_call(const ir::Module& m) {
   const ir::CallNode* c = m.main().body->as<ir::CallNode>();
   while (c && c->op != OpCode::Conv2d) c = c->args.empty() ? nullptr : c->args[0]->as<ir::CallNode>();
