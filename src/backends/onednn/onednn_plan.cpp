@@ -594,13 +594,13 @@ struct Plan::Impl {
                                     const md_t& dst_md, bool allow_sum, MakePD&& make_pd) {
     Fused all;
     const size_t n = build_post_ops(posts, out_shape, dst_dims, dst_md, allow_sum, all, SIZE_MAX, true);
-    dn::primitive_attr attr = base_attr();
-    attr.set_post_ops(all.po);
-    if (!is_reference(make_pd(attr))) return n;
     size_t first_binary = 0;
     while (first_binary < n && (!posts[first_binary].is_binary || static_cast<int>(first_binary) == all.sum_index))
       ++first_binary;
-    if (first_binary == n) return n;  // the reference kernel is not the binary post-ops' doing
+    if (first_binary == n) return n;  // no binary post-op: nothing to ask oneDNN
+    dn::primitive_attr attr = base_attr();
+    attr.set_post_ops(all.po);
+    if (!is_reference(make_pd(attr))) return n;
     Fused some;
     const size_t k = build_post_ops(posts, out_shape, dst_dims, dst_md, allow_sum, some, first_binary, true);
     dn::primitive_attr fewer = base_attr();
