@@ -23,6 +23,8 @@ import numpy as np
 import torch
 import torchvision
 
+from export_cache import is_fresh
+
 SEED = 0
 THREADS = 2  # fixed so that the reference outputs are reproducible run to run
 IMAGE = (1, 3, 224, 224)
@@ -126,20 +128,6 @@ def reestimate_batchnorm(model, image_shape):
             model(torch.randn((BN_BATCH_SIZE,) + tuple(image_shape[1:]), generator=gen))
     model.eval()
     return len(bns)
-
-
-def is_fresh(model_dir, script_mtime):
-    meta_path = os.path.join(model_dir, "meta.json")
-    if not os.path.exists(meta_path) or os.path.getmtime(meta_path) <= script_mtime:
-        return False
-    try:
-        with open(meta_path) as f:
-            meta = json.load(f)
-    except (OSError, ValueError):
-        return False
-    files = ["model.onnx"] + [i["file"] for i in meta.get("inputs", [])] + \
-            [o["file"] for o in meta.get("outputs", [])]
-    return all(os.path.exists(os.path.join(model_dir, p)) for p in files)
 
 
 def export_one(name, out_dir):
