@@ -81,16 +81,21 @@ std::vector<Tensor> global_pool(const ir::CallNode& c, const std::vector<Tensor>
   const Tensor& x = in.at(0);
   require_float(c, x);
   const bool is_max = c.op == ops::OpCode::GlobalMaxPool2d;
-  std::vector<IterVar> k;
+  // One reduce axis over the flattened window, so that the sum is one contiguous run per channel
+  // that the schedule vectorizes (partial sums in lanes); over H then W, a 14x14 plane was 196
+  // dependent scalar adds per channel (50 us for 480 channels).
   int64_t S = 1;
-  for (size_t d = 2; d < x.ndim(); ++d) {
-    k.push_back(te::reduce_axis(x.shape()[d], numbered("k", static_cast<int64_t>(d))));
-    S *= x.shape()[d];
-  }
+  for (size_t d = 2; d < x.ndim(); ++d) S *= x.shape()[d];
+  std::vector<IterVar> k{te::reduce_axis(S, "k")};
   const Shape& os = out_shape(c);
   auto read = [&](const std::vector<Expr>& o) {
     std::vector<Expr> i{o[0], o[1]};
-    for (const auto& iv : k) i.push_back(iv.var);
+    Expr rest = k[0].var;
+    for (size_t d = x.ndim(); d-- > 2;) {
+      const Expr ext = tir::const_of(tir::kIndexType, static_cast<double>(x.shape()[d]));
+      i.insert(i.begin() + 2, d == 2 ? rest : rest % ext);
+      rest = rest / ext;
+    }
     return x(i);
   };
   const DType t = x.dtype();

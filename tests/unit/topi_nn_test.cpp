@@ -215,6 +215,8 @@ TEST(TopiNnPool, Global) {
   expect_native_matches_reference(OpCode::GlobalAvgPool2d, nullptr, {rnd({2, 5, 7, 9}, 121)}, kRtol, kAtol);
   expect_native_matches_reference(OpCode::GlobalMaxPool2d, nullptr, {rnd({2, 5, 7, 9}, 122)}, kRtol, kAtol);
   expect_native_matches_reference(OpCode::GlobalAvgPool2d, nullptr, {rnd({1, 64, 7, 7}, 123)}, kRtol, kAtol);
+  expect_native_matches_reference(OpCode::GlobalAvgPool2d, nullptr, {rnd({1, 48, 14, 14}, 124)}, kRtol, kAtol);
+  expect_native_matches_reference(OpCode::GlobalMaxPool2d, nullptr, {rnd({1, 3, 17, 5}, 125)}, kRtol, kAtol);
 }
 
 TEST(TopiNnMisc, Pad) {
@@ -441,4 +443,20 @@ TEST(TopiNnFused, ExcitationSigmoidOncePerChannel) {
   // Without the root stage: 2 x 32 x 23 x 29.
   EXPECT_GE(exps, 32);
   EXPECT_LE(exps, 2 * 32) << tir::print_func(k);  // the formula names its exp twice (one call in C)
+}
+
+// A global pool sums each channel's plane as one run of the vector loop (partial sums in lanes):
+// over H then W it was 196 dependent scalar adds per channel of a 14x14 plane.
+TEST(TopiNnPool, GlobalPoolVectorizesThePlane) {
+  for (OpCode op : {OpCode::GlobalAvgPool2d, OpCode::GlobalMaxPool2d}) {
+    ir::Expr x = ir::var("x", ir::tensor_type({1, 48, 14, 14}, DType::f32));
+    ir::Expr fn = ir::function({x}, ir::call(op, {x}), {{"Primitive", "1"}});
+    tir::PrimFunc k = native::lower_function(*fn->as<ir::FunctionNode>(), "pool");
+    bool plane_vectorized = false;
+    tir::visit_stmt(k.body, [&](const tir::Stmt& s) {
+      plane_vectorized |= s->kind == tir::StmtKind::For && s->for_kind == tir::ForKind::Vectorized &&
+                          s->extent->is_const() && s->extent->int_value == 14 * 14;
+    });
+    EXPECT_TRUE(plane_vectorized) << tir::print_func(k);
+  }
 }
