@@ -92,6 +92,19 @@ Case unary_case(const std::string& name, ops::OpCode op, ir::AttrsPtr attrs, Sha
   return c;
 }
 
+Case pool_case(const std::string& name, ops::OpCode op, Shape x, int64_t k, int64_t stride, int64_t pad) {
+  auto a = std::make_shared<ops::Pool2dAttrs>();
+  a->kernel = {k, k};
+  a->strides = {stride, stride};
+  a->padding = {pad, pad, pad, pad};
+  ir::Expr xv = ir::var("x", ir::tensor_type(x, DType::f32));
+  ir::Expr body = ir::call(op, {xv}, a);
+  const Shape& os = ir::shape_of(body);
+  Case c{name, double(os[0] * os[1] * os[2] * os[3] * k * k), {}, x};
+  c.module.functions["main"] = ir::function({xv}, body);
+  return c;
+}
+
 double g_peak[3] = {0, 0, 0};  // SGEMM GFLOP/s at 1 and 2 threads (0: unknown)
 
 #ifdef SY_HAVE_DNNL
@@ -275,6 +288,18 @@ int main(int argc, char** argv) {
         a.axis = 3;
         return a;
       }()), {1, 12, 128, 128}, 0, 5.0 * 12 * 128 * 128),
+      // Pools (GoogLeNet's branch pools are 3x3 stride 1 on small planes; the stems', stride 2);
+      // a "FLOP" is one window tap.
+      pool_case("max_pool 3x3 s1 512 14x14", ops::OpCode::MaxPool2d, {1, 512, 14, 14}, 3, 1, 1),
+      pool_case("max_pool 3x3 s1 832 7x7", ops::OpCode::MaxPool2d, {1, 832, 7, 7}, 3, 1, 1),
+      pool_case("max_pool 3x3 s1 256 28x28", ops::OpCode::MaxPool2d, {1, 256, 28, 28}, 3, 1, 1),
+      pool_case("max_pool 3x3 s1 192 56x56", ops::OpCode::MaxPool2d, {1, 192, 56, 56}, 3, 1, 1),
+      pool_case("max_pool 3x3 s2 64 112x112", ops::OpCode::MaxPool2d, {1, 64, 112, 112}, 3, 2, 1),
+      pool_case("max_pool 3x3 s2 128 55x55", ops::OpCode::MaxPool2d, {1, 128, 55, 55}, 3, 2, 0),
+      pool_case("max_pool 3x3 s2 480 28x28", ops::OpCode::MaxPool2d, {1, 480, 28, 28}, 3, 2, 0),
+      pool_case("avg_pool 2x2 s2 256 56x56", ops::OpCode::AvgPool2d, {1, 256, 56, 56}, 2, 2, 0),
+      pool_case("avg_pool 2x2 s2 512 28x28", ops::OpCode::AvgPool2d, {1, 512, 28, 28}, 2, 2, 0),
+      pool_case("avg_pool 3x3 s1 288 35x35", ops::OpCode::AvgPool2d, {1, 288, 35, 35}, 3, 1, 1),
   };
   for (const Case& c : cases) {
     if (!filter.empty() && c.name.find(filter) == std::string::npos) continue;

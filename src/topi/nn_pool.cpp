@@ -1,18 +1,24 @@
 // Native computes and schedules of 2-D pooling (max, average, Lp; padding, dilation, ceil mode)
-// and global pooling. Windows read the input directly with in-bounds guards (no padded copy);
+// and global pooling. Max and average pools run over the flattened padded plane (as
+// conv2d.depthwise_plane) unless strided over wide rows; the others read the input directly with
+// in-bounds guards (no padded copy);
 // the schedule inlines epilogues and vectorizes along the output width.
 #include <cmath>
 #include <limits>
 
 #include "ops/op.h"
 #include "support/numbered.h"
+#include "target/target.h"
 #include "topi/nn_util.h"
 
 namespace sy::topi::nn {
 
 namespace {
 
-std::vector<Tensor> pool2d(const ir::CallNode& c, const std::vector<Tensor>& in) {
+// The plane path unrolls the window's taps (see schedule_pool_plane); larger windows keep rows.
+constexpr int64_t kPlaneMaxTaps = 64;
+
+std::vector<Tensor> pool2d(const ir::CallNode& c, const std::vector<Tensor>& in, const target::Target& target) {
   const auto& a = c.attrs_as<ops::Pool2dAttrs>();
   const std::string& name = ops::op_name(c.op);
   const Tensor& x = in.at(0);
@@ -39,6 +45,53 @@ std::vector<Tensor> pool2d(const ir::CallNode& c, const std::vector<Tensor>& in)
     inside = conds.empty() ? Expr() : all_of(conds);
     at = conds.empty() ? x(n, ch, ih, iw) : x(n, ch, clamp(ih, 0, H - 1), clamp(iw, 0, W - 1));
   };
+  // Number of window taps along one axis inside [lo, hi) (the data, or the data plus padding).
+  auto taps = [](Expr o, int64_t s, int64_t pad, int64_t K, int64_t d, int64_t lo, int64_t hi) {
+    Expr cnt = idx(0);
+    for (int64_t k = 0; k < K; ++k) {
+      Expr i = o * s - pad + k * d;
+      cnt = cnt + tir::select(tir::logical_and(i >= lo, i < hi), idx(1), idx(0));
+    }
+    return cnt;
+  };
+  auto avg_count = [&](Expr oh, Expr ow) {
+    Expr ch_ = a.count_include_pad ? taps(oh, sh, pt, KH, dh, -pt, H + pb) : taps(oh, sh, pt, KH, dh, 0, H);
+    Expr cw_ = a.count_include_pad ? taps(ow, sw, pl, KW, dw, -pl, W + pr) : taps(ow, sw, pl, KW, dw, 0, W);
+    return ch_ * cw_;
+  };
+  // Strided windows over wide rows stay on rows, and so do windows that do not overlap (each
+  // input read once): there the phase-split copy cost more than the guards (a 3x3/2 max pool of
+  // 112x112 planes: 0.54 ms by rows, 0.77 over the plane; a 2x2/2 average pool of 56x56 planes,
+  // 0.07 and 0.10).
+  const bool plane_pays = (sh == 1 && sw == 1) || (os[3] < 2 * target.vector_lanes() && (KH > sh || KW > sw));
+  if ((is_max || is_avg) && (t == DType::f32 || t == DType::f64) && KH * KW <= kPlaneMaxTaps && plane_pays) {
+    // Over the flattened plane, as conv2d.depthwise_plane: the input padded with the reduction's
+    // identity (-inf for max, 0 for a sum) and split by the strides' phases, P[n][c][rp][cp][i][j]
+    // = x[n][c][i * sh + rp - pt][j * sw + cp - pl], Hq x Wq per phase; tap (rh, rw) of output q =
+    // oh * Wq + ow of a grid Wq >= OW wide reads phase (rh * dh % sh, rw * dw % sw) at
+    // q + (rh * dh / sh) * Wq + rw * dw / sw, linear in q: every tap is a run of whole vectors over
+    // the plane, without a guard, whatever the width and stride. Row by row with in-bounds guards,
+    // 3x3 pools ran at 2-4 GFLOP/s (GoogLeNet: 24% of its time in max pools).
+    const int64_t Hq = os[2] + (KH - 1) * dh / sh, Wq = os[3] + (KW - 1) * dw / sw;
+    const Expr identity = is_max ? tir::reduce_identity(tir::ReduceKind::Max, t) : fconst(t, 0.0);
+    Tensor P = te::compute({x.shape()[0], x.shape()[1], sh, sw, Hq, Wq}, [&](const std::vector<Expr>& i) {
+      Expr xh = i[4] * sh + i[2] - pt, xw = i[5] * sw + i[3] - pl;
+      Expr inside = all_of({xh >= 0, xh < H, xw >= 0, xw < W});
+      return tir::select(inside, x(i[0], i[1], clamp(xh, 0, H - 1), clamp(xw, 0, W - 1)), identity);
+    }, "pool2d_pad");
+    Tensor Y = te::compute({os[0], os[1], (os[2] - 1) * Wq + os[3]}, [&](Expr n, Expr ch, Expr q) {
+      Expr th = rh.var * dh, tw = rw.var * dw;
+      Expr i = q + th / sh * Wq + tw / sw;
+      Expr v = P({n, ch, th % sh, tw % sw, i / Wq, i % Wq});
+      return is_max ? te::reduce_max(v, {rh, rw}) : te::sum(v, {rh, rw});
+    }, "pool2d_plane");
+    if (is_max)
+      return {te::compute(os, [&](Expr n, Expr ch, Expr oh, Expr ow) { return Y(n, ch, oh * Wq + ow); }, "max_pool2d")};
+    return {te::compute(os, [&](Expr n, Expr ch, Expr oh, Expr ow) {
+      Expr count = avg_count(oh, ow);
+      return tir::select(count > 0, Y(n, ch, oh * Wq + ow) / tir::cast(t, count), fconst(t, 0.0));
+    }, "avg_pool2d")};
+  }
   if (is_max) {
     return {te::compute(os, [&](Expr n, Expr ch, Expr oh, Expr ow) {
       Expr inside, v;
@@ -60,19 +113,8 @@ std::vector<Tensor> pool2d(const ir::CallNode& c, const std::vector<Tensor>& in)
       return a.p == 1 ? acc(i) : a.p == 2 ? tir::sqrt(acc(i)) : tir::call("pow", t, {acc(i), fconst(t, 1.0 / p)});
     }, "lp_pool2d")};
   }
-  // Number of window taps along one axis inside [lo, hi) (the data, or the data plus padding).
-  auto taps = [](Expr o, int64_t s, int64_t pad, int64_t K, int64_t d, int64_t lo, int64_t hi) {
-    Expr cnt = idx(0);
-    for (int64_t k = 0; k < K; ++k) {
-      Expr i = o * s - pad + k * d;
-      cnt = cnt + tir::select(tir::logical_and(i >= lo, i < hi), idx(1), idx(0));
-    }
-    return cnt;
-  };
   return {te::compute(os, [&](Expr n, Expr ch, Expr oh, Expr ow) {
-    Expr ch_ = a.count_include_pad ? taps(oh, sh, pt, KH, dh, -pt, H + pb) : taps(oh, sh, pt, KH, dh, 0, H);
-    Expr cw_ = a.count_include_pad ? taps(ow, sw, pl, KW, dw, -pl, W + pr) : taps(ow, sw, pl, KW, dw, 0, W);
-    Expr count = ch_ * cw_;
+    Expr count = avg_count(oh, ow);
     return tir::select(count > 0, acc(n, ch, oh, ow) / tir::cast(t, count), fconst(t, 0.0));
   }, "avg_pool2d")};
 }
@@ -105,11 +147,55 @@ std::vector<Tensor> global_pool(const ir::CallNode& c, const std::vector<Tensor>
   return {te::compute(os, [&](const std::vector<Expr>& o) { return sum(o) / fconst(t, double(S)); }, "global_avg_pool2d")};
 }
 
+// The flattened plane (pool2d's pool2d_plane and pool2d_pad), as conv2d.depthwise_plane's: (n, c)
+// in parallel; a block of output rows at a time, its padded input built just before and its grid
+// computed one vector at a time with the taps unrolled inside (the vector stays in a register).
+// The block: the whole plane when it and its input fit in half the L1, else as many rows as do
+// (a divisor of OH: no tail block).
+void schedule_pool_plane(GroupSchedule& g, const te::Operation& plane, const te::Operation& pad) {
+  te::Schedule& s = *g.sch;
+  const Tensor& anchor = g.anchor_outputs.at(0);
+  if (g.outputs.size() != 1 || g.outputs[0].shape() != anchor.shape() || !inline_all_but(g, {plane, pad}))
+    return schedule_injective(g);
+  te::Stage& out = s[g.outputs[0]];
+  const int64_t OH = anchor.shape()[2], OW = anchor.shape()[3], L = g.vector_lanes;
+  te::Axis nc = fuse_leading(out, 2);
+  out.parallel(nc);
+  const int64_t phases = pad->shape[2] * pad->shape[3], Wq = pad->shape[5];
+  const int64_t per_row = static_cast<int64_t>(dtype_size(pad->dtype)) * Wq * (1 + phases);
+  const int64_t th = largest_divisor(OH, std::max<int64_t>(1, g.target->l1d_bytes / 2 / per_row));
+  auto [ohb, ohi] = out.split(out.leaves()[1], th);
+  te::Axis ow = out.leaves()[3];
+  if (OW >= 2 * L) {
+    auto [wo, wi] = out.split(ow, L);
+    out.vectorize(wi);
+  } else {
+    out.vectorize(ow);
+  }
+  te::Stage& d = *s.find(plane.get());
+  d.compute_at(out, ohb);
+  te::Stage& p = *s.find(pad.get());
+  p.compute_at(out, ohb);
+  if (Wq >= L) {
+    auto [pwo, pwi] = p.split(p.leaves().back(), L);
+    p.vectorize(pwi);
+  } else {
+    p.vectorize(p.leaves().back());
+  }
+  auto [qo, qi] = d.split(d.axis(2), L);
+  d.reorder({qo, qi, d.reduce_axis(0), d.reduce_axis(1)});
+  d.unroll(d.reduce_axis(0));
+  d.unroll(d.reduce_axis(1));
+  d.vectorize(qi);
+}
+
 // The pool's reduction computed per output element inside the group output's loops: channels
 // (n, c) in parallel, the output width vectorized (each lane is an independent window).
 void schedule_pool(GroupSchedule& g) {
   te::Schedule& s = *g.sch;
   const Tensor& anchor = g.anchor_outputs.at(0);
+  const te::Operation plane = find_stage(anchor, "pool2d_plane"), pad = find_stage(anchor, "pool2d_pad");
+  if (plane && pad) return schedule_pool_plane(g, plane, pad);
   te::Operation red;
   for (te::Stage* st : s.stages())
     if (st->op()->kind == te::OpKind::Compute && st->op()->is_reduction()) {
