@@ -471,7 +471,6 @@ void schedule_conv2d(GroupSchedule& g) {
     // one vector at a time with the taps unrolled inside (the vector accumulates in a register).
     // The block: the whole plane when it and its input fit in half the L1, else as many rows as
     // do (a divisor of OH: no tail block).
-    te::Stage& d = *s.find(plane.get());
     te::Axis nc = fuse_leading(out, 2);
     out.parallel(nc);
     const int64_t L = g.vector_lanes;
@@ -495,20 +494,7 @@ void schedule_conv2d(GroupSchedule& g) {
     } else {
       out.vectorize(ow);
     }
-    d.compute_at(out, ohb);
-    te::Stage& p = *s.find(pad.get());
-    p.compute_at(out, ohb);
-    if (Wq >= L) {
-      auto [pwo, pwi] = p.split(p.leaves().back(), L);
-      p.vectorize(pwi);
-    } else {
-      p.vectorize(p.leaves().back());
-    }
-    auto [qo, qi] = d.split(d.axis(2), L);
-    d.reorder({qo, qi, d.reduce_axis(0), d.reduce_axis(1)});
-    d.unroll(d.reduce_axis(0));
-    d.unroll(d.reduce_axis(1));
-    d.vectorize(qi);
+    schedule_grid_at(s, out, ohb, plane, pad, L);
     return;
   }
   if (dw) {

@@ -148,10 +148,8 @@ std::vector<Tensor> global_pool(const ir::CallNode& c, const std::vector<Tensor>
 }
 
 // The flattened plane (pool2d's pool2d_plane and pool2d_pad), as conv2d.depthwise_plane's: (n, c)
-// in parallel; a block of output rows at a time, its padded input built just before and its grid
-// computed one vector at a time with the taps unrolled inside (the vector stays in a register).
-// The block: the whole plane when it and its input fit in half the L1, else as many rows as do
-// (a divisor of OH: no tail block).
+// in parallel, a block of output rows at a time (schedule_grid_at); the block: the whole plane
+// when it and its input fit in half the L1, else as many rows as do (a divisor of OH: no tail).
 void schedule_pool_plane(GroupSchedule& g, const te::Operation& plane, const te::Operation& pad) {
   te::Schedule& s = *g.sch;
   const Tensor& anchor = g.anchor_outputs.at(0);
@@ -172,21 +170,7 @@ void schedule_pool_plane(GroupSchedule& g, const te::Operation& plane, const te:
   } else {
     out.vectorize(ow);
   }
-  te::Stage& d = *s.find(plane.get());
-  d.compute_at(out, ohb);
-  te::Stage& p = *s.find(pad.get());
-  p.compute_at(out, ohb);
-  if (Wq >= L) {
-    auto [pwo, pwi] = p.split(p.leaves().back(), L);
-    p.vectorize(pwi);
-  } else {
-    p.vectorize(p.leaves().back());
-  }
-  auto [qo, qi] = d.split(d.axis(2), L);
-  d.reorder({qo, qi, d.reduce_axis(0), d.reduce_axis(1)});
-  d.unroll(d.reduce_axis(0));
-  d.unroll(d.reduce_axis(1));
-  d.vectorize(qi);
+  schedule_grid_at(s, out, ohb, plane, pad, L);
 }
 
 // The pool's reduction computed per output element inside the group output's loops: channels

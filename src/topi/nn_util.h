@@ -47,6 +47,13 @@ te::Operation find_stage(const Tensor& root, const std::string& name);
 bool inline_all_but(GroupSchedule& g, const std::vector<te::Operation>& keep);
 // Fuses the first n leading loops of a stage (n >= 1) and returns the fused axis.
 te::Axis fuse_leading(te::Stage& st, size_t n);
+// A reduction over a flattened padded grid (conv2d.depthwise_plane, the plane pools): `grid`
+// (its last axis the flattened plane, two reduce axes: the window's rows and columns) and its
+// padded input `pad` (last axis a padded row) computed at `at`, a block of the output's rows;
+// the grid one vector at a time with the taps unrolled inside (the vector stays in a register),
+// the padded rows copied in vectors.
+void schedule_grid_at(te::Schedule& s, te::Stage& out, const te::Axis& at, const te::Operation& grid,
+                      const te::Operation& pad, int64_t lanes);
 // Largest divisor of n that is <= cap (1 if none).
 int64_t largest_divisor(int64_t n, int64_t cap);
 // Knob candidates derived from the target: the positive values of `v` in order, each once (the

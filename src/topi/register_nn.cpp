@@ -47,6 +47,25 @@ te::Axis fuse_leading(te::Stage& st, size_t n) {
   return a;
 }
 
+void schedule_grid_at(te::Schedule& s, te::Stage& out, const te::Axis& at, const te::Operation& grid,
+                      const te::Operation& pad, int64_t lanes) {
+  te::Stage& d = *s.find(grid.get());
+  d.compute_at(out, at);
+  te::Stage& p = *s.find(pad.get());
+  p.compute_at(out, at);
+  if (pad->shape.back() >= lanes) {
+    auto [pwo, pwi] = p.split(p.leaves().back(), lanes);
+    p.vectorize(pwi);
+  } else {
+    p.vectorize(p.leaves().back());
+  }
+  auto [qo, qi] = d.split(d.axis(2), lanes);
+  d.reorder({qo, qi, d.reduce_axis(0), d.reduce_axis(1)});
+  d.unroll(d.reduce_axis(0));
+  d.unroll(d.reduce_axis(1));
+  d.vectorize(qi);
+}
+
 int64_t largest_divisor(int64_t n, int64_t cap) {
   for (int64_t d = std::min(n, cap); d > 1; --d)
     if (n % d == 0) return d;
