@@ -482,7 +482,12 @@ TEST(TopiNnPool, PlanePools) {
            {OpCode::MaxPool2d, {1, 4, 2 * L + 5, 2 * L + 5}, pool({3, 3}, {2, 2}, {0, 0, 0, 0}, true), true},
            {OpCode::AvgPool2d, {1, 3, 2 * L - 3, 2 * L + 1}, pool({3, 3}, {2, 2}, {1, 1, 1, 1}, true, false), true},
            {OpCode::MaxPool2d, {1, 3, 4 * L + 8, 4 * L + 8}, pool({3, 3}, {2, 2}, {1, 1, 1, 1}), false},
-           {OpCode::AvgPool2d, {1, 3, 2 * L, 2 * L}, pool({2, 2}, {2, 2}, {0, 0, 0, 0}), false}}) {
+           {OpCode::AvgPool2d, {1, 3, 2 * L, 2 * L}, pool({2, 2}, {2, 2}, {0, 0, 0, 0}), false},
+           // Edges: a 1x1 plane inside its padding, a window as large as the plane, dilation.
+           {OpCode::MaxPool2d, {1, 2, 1, 1}, pool({3, 3}, {1, 1}, {1, 1, 1, 1}), true},
+           {OpCode::AvgPool2d, {1, 2, 1, 1}, pool({3, 3}, {1, 1}, {1, 1, 1, 1}, false, true), true},
+           {OpCode::AvgPool2d, {2, 3, 7, 7}, pool({7, 7}, {1, 1}, {0, 0, 0, 0}), true},
+           {OpCode::MaxPool2d, {1, 3, 13, 11}, pool({3, 2}, {2, 1}, {2, 1, 1, 0}, true, false, {2, 3}), true}}) {
     SCOPED_TRACE(std::string(ops::op_name(c.op)) + " " + std::to_string(c.x[2]) + "x" + std::to_string(c.x[3]));
     expect_native_matches_reference(c.op, attrs(c.a), {rnd(c.x, 126)}, kRtol, kAtol);
     ir::Expr x = ir::var("x", ir::tensor_type(c.x, DType::f32));
