@@ -258,6 +258,11 @@ int main(int argc, char** argv) {
       conv_case("depthwise3x3 960 7x7", {1, 960, 7, 7}, {960, 1, 3, 3}, 1, 1, 960, true),
       conv_case("depthwise3x3 192 28x28", {1, 192, 28, 28}, {192, 1, 3, 3}, 1, 1, 192, true),
       conv_case("depthwise3x3 s2 96 112x112", {1, 96, 112, 112}, {96, 1, 3, 3}, 2, 1, 96, true),
+      // EfficientNet's 5x5 depthwise convs, strided and not.
+      conv_case("depthwise5x5 s2 144 56x56", {1, 144, 56, 56}, {144, 1, 5, 5}, 2, 2, 144, true),
+      conv_case("depthwise5x5 s2 672 14x14", {1, 672, 14, 14}, {672, 1, 5, 5}, 2, 2, 672, true),
+      conv_case("depthwise5x5 672 14x14", {1, 672, 14, 14}, {672, 1, 5, 5}, 1, 2, 672, true),
+      conv_case("depthwise5x5 1152 7x7", {1, 1152, 7, 7}, {1152, 1, 5, 5}, 1, 2, 1152, true),
       // Grouped: ResNeXt-50 32x4d's 3x3 convs (32 groups of 4, 8, 16, 32 channels) and RegNet-Y-400MF's
       // (groups of 8 channels).
       conv_case("grouped3x3 g32 128 56x56 +relu", {1, 128, 56, 56}, {128, 4, 3, 3}, 1, 1, 32, true),

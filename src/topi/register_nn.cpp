@@ -53,12 +53,22 @@ void schedule_grid_at(te::Schedule& s, te::Stage& out, const te::Axis& at, const
   d.compute_at(out, at);
   te::Stage& p = *s.find(pad.get());
   p.compute_at(out, at);
+  // Split by column phases (n, c, rp, cp, i, j): the phases innermost, unrolled inside the vector
+  // loop over j, so that its reads x[j * sw + cp] are one interleaved group GCC loads as whole
+  // vectors and permutes (one phase per loop, it built each vector element by element).
+  const bool col_phases = pad->shape.size() == 6 && pad->shape[3] > 1;
+  const auto lv = p.leaves();
+  te::Axis j = lv.back();
+  te::Axis ji = j;
   if (pad->shape.back() >= lanes) {
-    auto [pwo, pwi] = p.split(p.leaves().back(), lanes);
-    p.vectorize(pwi);
-  } else {
-    p.vectorize(p.leaves().back());
+    auto [pwo, pwi] = p.split(j, lanes);
+    ji = pwi;
+    if (col_phases) p.reorder({lv[2], lv[4], pwo, pwi, lv[3]});
+  } else if (col_phases) {
+    p.reorder({lv[2], lv[4], j, lv[3]});
   }
+  p.vectorize(ji);
+  if (col_phases) p.unroll(lv[3]);
   auto [qo, qi] = d.split(d.axis(2), lanes);
   d.reorder({qo, qi, d.reduce_axis(0), d.reduce_axis(1)});
   d.unroll(d.reduce_axis(0));
