@@ -1,8 +1,8 @@
 // Native computes and schedules of 2-D pooling (max, average, Lp; padding, dilation, ceil mode)
-// and global pooling. Max and average pools run over the flattened padded plane (as
-// conv2d.depthwise_plane) unless strided over wide rows; the others read the input directly with
-// in-bounds guards (no padded copy);
-// the schedule inlines epilogues and vectorizes along the output width.
+// and global pooling. Max and average pools have two implementations: pool2d.plane over the
+// flattened padded plane (as conv2d.depthwise_plane) and pool2d.rows, which reads the input
+// directly with in-bounds guards (no padded copy), as Lp pools do; the schedule inlines epilogues
+// and vectorizes along the output width.
 #include <cmath>
 #include <limits>
 
@@ -18,7 +18,20 @@ namespace {
 // The plane path unrolls the window's taps (see schedule_pool_plane); larger windows keep rows.
 constexpr int64_t kPlaneMaxTaps = 64;
 
-std::vector<Tensor> pool2d(const ir::CallNode& c, const std::vector<Tensor>& in, const target::Target& target) {
+// Why a pool cannot run over the flattened plane ("" when it can): max and average of floats
+// only (the identity of the padding), and the taps are unrolled.
+std::string why_not_plane(const ir::CallNode& c) {
+  if (c.op != ops::OpCode::MaxPool2d && c.op != ops::OpCode::AvgPool2d) return "not a max or average pool";
+  const DType t = ir::dtype_of(c.args.at(0));
+  if (t != DType::f32 && t != DType::f64) return "not f32 or f64";
+  const auto& a = c.attrs_as<ops::Pool2dAttrs>();
+  if (a.kernel.size() != 2) return "not a 2-D window";
+  if (a.kernel[0] * a.kernel[1] > kPlaneMaxTaps) return "more than " + std::to_string(kPlaneMaxTaps) + " taps";
+  return "";
+}
+
+// pool2d.plane over the flattened plane, pool2d.rows row by row with in-bounds guards.
+std::vector<Tensor> pool2d(bool over_plane, const ir::CallNode& c, const std::vector<Tensor>& in) {
   const auto& a = c.attrs_as<ops::Pool2dAttrs>();
   const std::string& name = ops::op_name(c.op);
   const Tensor& x = in.at(0);
@@ -59,12 +72,8 @@ std::vector<Tensor> pool2d(const ir::CallNode& c, const std::vector<Tensor>& in,
     Expr cw_ = a.count_include_pad ? taps(ow, sw, pl, KW, dw, -pl, W + pr) : taps(ow, sw, pl, KW, dw, 0, W);
     return ch_ * cw_;
   };
-  // Strided windows over wide rows stay on rows, and so do windows that do not overlap (each
-  // input read once): there the phase-split copy cost more than the guards (a 3x3/2 max pool of
-  // 112x112 planes: 0.54 ms by rows, 0.77 over the plane; a 2x2/2 average pool of 56x56 planes,
-  // 0.07 and 0.10).
-  const bool plane_pays = (sh == 1 && sw == 1) || (os[3] < 2 * target.vector_lanes() && (KH > sh || KW > sw));
-  if ((is_max || is_avg) && (t == DType::f32 || t == DType::f64) && KH * KW <= kPlaneMaxTaps && plane_pays) {
+  if (over_plane) {
+    if (std::string why = why_not_plane(c); !why.empty()) throw Error(name + ": not over the plane: " + why);
     // Over the flattened plane, as conv2d.depthwise_plane: the input padded with the reduction's
     // identity (-inf for max, 0 for a sum) and split by the strides' phases, P[n][c][rp][cp][i][j]
     // = x[n][c][i * sh + rp - pt][j * sw + cp - pl], Hq x Wq per phase; tap (rh, rw) of output q =
@@ -218,9 +227,31 @@ void schedule_pool(GroupSchedule& g) {
 }  // namespace
 
 void register_pool(Registry& r) {
-  r.add(ops::OpCode::MaxPool2d, pool2d, schedule_pool);
-  r.add(ops::OpCode::AvgPool2d, pool2d, schedule_pool);
-  r.add(ops::OpCode::LpPool2d, pool2d, schedule_pool);
+  auto impl = [](std::string name, bool over_plane) {
+    OpImpl i;
+    i.name = std::move(name);
+    i.compute = [over_plane](const ir::CallNode& c, const std::vector<Tensor>& in, const target::Target&) {
+      return pool2d(over_plane, c, in);
+    };
+    i.schedule = schedule_pool;
+    if (over_plane) {
+      i.why_not = [](const ir::CallNode& c, const target::Target&) { return why_not_plane(c); };
+      // Preferred wherever it applies. Since the padded copy reads a row's column phases as one
+      // interleaved group (schedule_grid_at), also at stride 2 over wide rows, where the guards of
+      // pool2d.rows had been cheaper than an element-by-element copy: a 3x3/2 max pool of 64
+      // 112x112 planes 0.52 ms by rows, 0.16 over the plane (AVX2: 0.90 and 0.17); a 2x2/2 average
+      // pool of 256 56x56 planes 0.068 and 0.060 (0.22 and 0.06).
+      i.priority = [](const ir::CallNode&, const target::Target&) { return kDefaultPriority + 1; };
+    }
+    return i;
+  };
+  for (ops::OpCode op : {ops::OpCode::MaxPool2d, ops::OpCode::AvgPool2d}) {
+    r.add(op, impl("pool2d.plane", true));
+    r.add(op, impl("pool2d.rows", false));
+  }
+  r.add(ops::OpCode::LpPool2d, [](const ir::CallNode& c, const std::vector<Tensor>& in, const target::Target&) {
+    return pool2d(false, c, in);
+  }, schedule_pool);
   r.add(ops::OpCode::GlobalAvgPool2d, global_pool, nullptr);
   r.add(ops::OpCode::GlobalMaxPool2d, global_pool, nullptr);
 }

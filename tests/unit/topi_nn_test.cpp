@@ -2,6 +2,7 @@
 // op on several shapes (odd sizes: tails of every tile), groups/dilation/padding variants.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 
 #include "ops/op.h"
@@ -277,6 +278,7 @@ TEST(TopiNnMisc, Resize) {
 #include "native/lower_function.h"
 #include "tir/functor.h"
 #include "tir/printer.h"
+#include "strategy/strategy.h"
 #include "topi/topi.h"
 
 namespace {
@@ -462,41 +464,58 @@ TEST(TopiNnPool, GlobalPoolVectorizesThePlane) {
   }
 }
 
-// Max and average pools over the flattened padded plane (stride 1, or strided overlapping
-// windows on narrow rows): the reference's values, counts with and without the padding, ceil
-// mode's overhang; and the plane's stage is what the kernel computes (row by row with guards,
-// GoogLeNet's 3x3 pools ran at 2-4 GFLOP/s).
+// Max and average pools have two implementations, pool2d.plane over the flattened padded plane
+// (the default wherever it applies: row by row with guards, GoogLeNet's 3x3 pools ran at 2-4
+// GFLOP/s) and pool2d.rows. Each gives the reference's values: counts with and without the
+// padding, ceil mode's overhang, strides over wide rows (the plane's copy reads the column phases
+// interleaved); and the plane's stage is what the default kernel computes.
 TEST(TopiNnPool, PlanePools) {
   struct Case {
     OpCode op;
     Shape x;
     ops::Pool2dAttrs a;
-    bool plane;
   };
   const int64_t L = target::host().vector_lanes();
   for (const Case& c : std::vector<Case>{
-           {OpCode::MaxPool2d, {1, 5, 14, 14}, pool({3, 3}, {1, 1}, {1, 1, 1, 1}), true},
-           {OpCode::MaxPool2d, {2, 3, 7, 7}, pool({3, 3}, {1, 1}, {1, 1, 1, 1}), true},
-           {OpCode::AvgPool2d, {1, 4, 35, 35}, pool({3, 3}, {1, 1}, {1, 1, 1, 1}, false, true), true},
-           {OpCode::AvgPool2d, {1, 4, 35, 35}, pool({3, 3}, {1, 1}, {1, 1, 1, 1}), true},
-           {OpCode::MaxPool2d, {1, 4, 2 * L + 5, 2 * L + 5}, pool({3, 3}, {2, 2}, {0, 0, 0, 0}, true), true},
-           {OpCode::AvgPool2d, {1, 3, 2 * L - 3, 2 * L + 1}, pool({3, 3}, {2, 2}, {1, 1, 1, 1}, true, false), true},
-           {OpCode::MaxPool2d, {1, 3, 4 * L + 8, 4 * L + 8}, pool({3, 3}, {2, 2}, {1, 1, 1, 1}), false},
-           {OpCode::AvgPool2d, {1, 3, 2 * L, 2 * L}, pool({2, 2}, {2, 2}, {0, 0, 0, 0}), false},
+           {OpCode::MaxPool2d, {1, 5, 14, 14}, pool({3, 3}, {1, 1}, {1, 1, 1, 1})},
+           {OpCode::MaxPool2d, {2, 3, 7, 7}, pool({3, 3}, {1, 1}, {1, 1, 1, 1})},
+           {OpCode::AvgPool2d, {1, 4, 35, 35}, pool({3, 3}, {1, 1}, {1, 1, 1, 1}, false, true)},
+           {OpCode::AvgPool2d, {1, 4, 35, 35}, pool({3, 3}, {1, 1}, {1, 1, 1, 1})},
+           {OpCode::MaxPool2d, {1, 4, 2 * L + 5, 2 * L + 5}, pool({3, 3}, {2, 2}, {0, 0, 0, 0}, true)},
+           {OpCode::AvgPool2d, {1, 3, 2 * L - 3, 2 * L + 1}, pool({3, 3}, {2, 2}, {1, 1, 1, 1}, true, false)},
+           {OpCode::MaxPool2d, {1, 3, 4 * L + 8, 4 * L + 8}, pool({3, 3}, {2, 2}, {1, 1, 1, 1})},
+           {OpCode::MaxPool2d, {1, 3, 4 * L + 7, 4 * L + 9}, pool({3, 3}, {2, 2}, {1, 1, 1, 1}, true)},
+           {OpCode::AvgPool2d, {1, 3, 2 * L, 2 * L}, pool({2, 2}, {2, 2}, {0, 0, 0, 0})},
+           {OpCode::AvgPool2d, {1, 2, 3 * L + 1, 3 * L + 2}, pool({3, 3}, {3, 2}, {1, 0, 1, 1}, true, false)},
            // Edges: a 1x1 plane inside its padding, a window as large as the plane, dilation.
-           {OpCode::MaxPool2d, {1, 2, 1, 1}, pool({3, 3}, {1, 1}, {1, 1, 1, 1}), true},
-           {OpCode::AvgPool2d, {1, 2, 1, 1}, pool({3, 3}, {1, 1}, {1, 1, 1, 1}, false, true), true},
-           {OpCode::AvgPool2d, {2, 3, 7, 7}, pool({7, 7}, {1, 1}, {0, 0, 0, 0}), true},
-           {OpCode::MaxPool2d, {1, 3, 13, 11}, pool({3, 2}, {2, 1}, {2, 1, 1, 0}, true, false, {2, 3}), true}}) {
+           {OpCode::MaxPool2d, {1, 2, 1, 1}, pool({3, 3}, {1, 1}, {1, 1, 1, 1})},
+           {OpCode::AvgPool2d, {1, 2, 1, 1}, pool({3, 3}, {1, 1}, {1, 1, 1, 1}, false, true)},
+           {OpCode::AvgPool2d, {2, 3, 7, 7}, pool({7, 7}, {1, 1}, {0, 0, 0, 0})},
+           {OpCode::MaxPool2d, {1, 3, 13, 11}, pool({3, 2}, {2, 1}, {2, 1, 1, 0}, true, false, {2, 3})}}) {
     SCOPED_TRACE(std::string(ops::op_name(c.op)) + " " + std::to_string(c.x[2]) + "x" + std::to_string(c.x[3]));
-    expect_native_matches_reference(c.op, attrs(c.a), {rnd(c.x, 126)}, kRtol, kAtol);
+    const Tensor in = rnd(c.x, 126);
+    expect_native_matches_reference(c.op, attrs(c.a), {in}, kRtol, kAtol);
     ir::Expr x = ir::var("x", ir::tensor_type(c.x, DType::f32));
     ir::Expr fn = ir::function({x}, ir::call(c.op, {x}, attrs(c.a)), {{"Primitive", "1"}});
-    tir::PrimFunc k = native::lower_function(*fn->as<ir::FunctionNode>(), "pool");
-    bool plane = false;
-    tir::visit_stmt(k.body, [&](const tir::Stmt& s) {
-      plane |= s->kind == tir::StmtKind::Allocate && s->buffer->name == "pool2d_plane";
-    });
-    EXPECT_EQ(plane, c.plane);
+    auto computes_plane = [](const ir::Expr& f) {
+      tir::PrimFunc k = native::lower_function(*f->as<ir::FunctionNode>(), "pool");
+      bool plane = false;
+      tir::visit_stmt(k.body, [&](const tir::Stmt& s) {
+        plane |= s->kind == tir::StmtKind::Allocate && s->buffer->name == "pool2d_plane";
+      });
+      return plane;
+    };
+    EXPECT_TRUE(computes_plane(fn));
+    // pool2d.rows, chosen: no plane, the reference's values.
+    ir::Expr rows = strategy::with_choice(*fn->as<ir::FunctionNode>(),
+                                          strategy::Choice{"pool2d.rows", "", "chosen by the test", false, {}, {}, ""});
+    EXPECT_FALSE(computes_plane(rows));
+    ir::Module m;
+    m.functions["main"] = ir::function({x}, ir::call(c.op, {x}, attrs(c.a)));
+    const Tensor want = reference::run_module(m, {in}).value().at(0);
+    const Tensor got = run_native_function(rows, {in}).at(0);
+    ASSERT_EQ(got.shape(), want.shape());
+    for (int64_t i = 0; i < want.numel(); ++i)
+      ASSERT_NEAR(got.data<float>()[i], want.data<float>()[i], kAtol + kRtol * std::fabs(want.data<float>()[i])) << i;
   }
 }
