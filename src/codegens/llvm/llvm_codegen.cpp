@@ -33,26 +33,28 @@ llvmgen::PluginEmitFn plugin() {
   static std::string error;
   std::call_once(once, [] {
     std::vector<fs::path> tried;
+    auto candidate = [&](const fs::path& dir) {
+      const fs::path p = dir / llvmgen::kPluginFile;
+      if (std::find(tried.begin(), tried.end(), p) == tried.end()) tried.push_back(p);
+    };
     Dl_info info{};
     if (dladdr(reinterpret_cast<void*>(&plugin), &info) && info.dli_fname && *info.dli_fname) {
       std::error_code ec;
       const fs::path self = fs::weakly_canonical(info.dli_fname, ec);
       if (!ec) {
-        tried.push_back(self.parent_path() / llvmgen::kPluginFile);
-        tried.push_back(self.parent_path().parent_path() / "lib" / llvmgen::kPluginFile);
+        candidate(self.parent_path());
+        candidate(self.parent_path().parent_path() / "lib");
       }
     }
 #ifdef SY_LLVM_PLUGIN_BUILD_DIR
-    tried.push_back(fs::path(SY_LLVM_PLUGIN_BUILD_DIR) / llvmgen::kPluginFile);
+    candidate(SY_LLVM_PLUGIN_BUILD_DIR);
 #endif
     std::string why, paths;
-    for (size_t i = 0; i < tried.size(); ++i) {
-      const fs::path& p = tried[i];
-      if (std::find(tried.begin(), tried.begin() + static_cast<std::ptrdiff_t>(i), p) != tried.begin() + static_cast<std::ptrdiff_t>(i))
-        continue;
+    for (const fs::path& p : tried) {
       paths += (paths.empty() ? "" : ", ") + p.string();
       std::error_code ec;
       if (!fs::exists(p, ec)) continue;
+      // Never closed: the hook calls into it for the rest of the process.
       void* h = dlopen(p.c_str(), RTLD_NOW | RTLD_LOCAL);
       if (!h) {
         const char* e = dlerror();
