@@ -754,8 +754,8 @@ void register_conv(Registry& r) {
   OpImpl plane = conv_impl("conv2d.depthwise_plane", Variant::DepthwisePlane, why_not_depthwise,
                    // Preferred: 1.5-2x on MobileNetV2's 14x14 and 28x28 planes; strided too, since its
                    // padded copy reads a row's column phases as one interleaved group (schedule_grid_at):
-                   // 1.2-1.8x on the stride-2 3x3 and 5x5 convs of MobileNetV2 and EfficientNet with
-                   // AVX-512, 1.4-2.4x with AVX2.
+                   // 1.1-1.8x on the stride-2 3x3 and 5x5 convs of MobileNetV2 and EfficientNet with
+                   // AVX-512, 1.4-2.3x with AVX2 (sy_nn_bench, 1 thread).
                    [](const ir::CallNode&, const target::Target&) { return kDefaultPriority + 1; });
   OpImpl gplane = conv_impl("conv2d.grouped_plane", Variant::GroupedPlane,
                    [](const ir::CallNode& c, const target::Target&) -> std::string {
