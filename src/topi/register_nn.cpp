@@ -58,17 +58,19 @@ void schedule_grid_at(te::Schedule& s, te::Stage& out, const te::Axis& at, const
   // vectors and permutes (one phase per loop, it built each vector element by element).
   const bool col_phases = pad->shape.size() == 6 && pad->shape[3] > 1;
   const auto lv = p.leaves();
-  te::Axis j = lv.back();
-  te::Axis ji = j;
+  std::vector<te::Axis> row = {lv.back()};  // the row's loops: j, or its vectors and their lanes
   if (pad->shape.back() >= lanes) {
-    auto [pwo, pwi] = p.split(j, lanes);
-    ji = pwi;
-    if (col_phases) p.reorder({lv[2], lv[4], pwo, pwi, lv[3]});
-  } else if (col_phases) {
-    p.reorder({lv[2], lv[4], j, lv[3]});
+    auto [pwo, pwi] = p.split(lv.back(), lanes);
+    row = {pwo, pwi};
   }
-  p.vectorize(ji);
-  if (col_phases) p.unroll(lv[3]);
+  if (col_phases) {
+    std::vector<te::Axis> order = {lv[2], lv[4]};
+    order.insert(order.end(), row.begin(), row.end());
+    order.push_back(lv[3]);
+    p.reorder(order);
+    p.unroll(lv[3]);
+  }
+  p.vectorize(row.back());
   auto [qo, qi] = d.split(d.axis(2), lanes);
   d.reorder({qo, qi, d.reduce_axis(0), d.reduce_axis(1)});
   d.unroll(d.reduce_axis(0));
