@@ -167,6 +167,14 @@ void run_case(const Case& c, int repeats, bool prepack, const target::Target& tg
     for (const auto& a : strategy::applicable(*anchor, tgt).entries)
       if (a.impl->name == impl) chosen = strategy::with_choice(*fn, strategy::Choice{impl, "", "SY_IMPL", false, {}, {}, ""});
   }
+  // SY_KEPT="nhwc in=0 out": the group takes and gives those values kept in that layout, as
+  // between two calls that keep it (native/kept_layouts.h); the random inputs stand for either.
+  if (const char* kept = std::getenv("SY_KEPT")) {
+    const auto* cf = chosen->as<ir::FunctionNode>();
+    ir::FuncAttrs attrs = cf->attrs;
+    attrs[topi::kKeptLayoutAttr] = kept;
+    chosen = ir::function(cf->params, cf->body, attrs);
+  }
   fn = chosen->as<ir::FunctionNode>();
   tir::PrimFunc f = native::lower_function(*fn, "kernel", lo);
   if (std::getenv("SY_DUMP_C")) std::printf("%s\n", codegen::generate_c({f}).c_str());

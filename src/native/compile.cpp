@@ -177,7 +177,8 @@ Compiled compile_once(const ir::Module& m, const CompileOptions& opts, const std
         auto k = fn.attrs.find(strategy::kKnobsAttr);
         c.knobs = k == fn.attrs.end() ? "" : k->second;
         c.why = why->second;
-        c.from_record = true;
+        c.in_chain = fn.attrs.count(kChosenInChainAttr) > 0;
+        c.from_record = !c.in_chain;
         return c;
       }
       return inner ? inner(fn, anchor, t) : std::nullopt;

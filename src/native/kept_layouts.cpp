@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <unordered_map>
 
 #include "ir/visitor.h"
@@ -43,6 +44,7 @@ ir::Expr without_kept_layout(const ir::FunctionNode& fn) {
   ir::FuncAttrs attrs = fn.attrs;
   if (attrs.count(topi::kKeptLayoutAttr)) attrs.erase(kInPlaceAttr);
   attrs.erase(topi::kKeptLayoutAttr);
+  attrs.erase(kChosenInChainAttr);
   if (attrs.erase(kChosenWithLayoutsAttr)) {
     attrs.erase(strategy::kImplementationAttr);
     attrs.erase(strategy::kKnobsAttr);
@@ -147,6 +149,74 @@ struct Options {
   double result_bytes = 0;
 };
 
+// Per call, the implementation it takes as part of a chain (topi::ChainRole), or null: where no
+// record chose for the call, an implementation with a chain role that applies and keeps the
+// layout with its neighbours (see the pruning below).
+std::vector<const topi::OpImpl*> chain_implementations(const Graph& g, const target::Target& t,
+                                                       const strategy::Chooser& chooser) {
+  const size_t n = g.fcalls.size();
+  std::vector<const topi::OpImpl*> impl(n, nullptr);
+  std::vector<topi::ChainRole> role(n, topi::ChainRole::None);
+  for (size_t i = 0; i < n; ++i) {
+    const auto* fn = g.fcalls[i]->callee->as<ir::FunctionNode>();
+    if (fn->attrs.count(kFallbackAttr) || fn->attrs.count(kLoweredByAttr) || !ir::is_tensor(fn->body->type)) continue;
+    const ir::CallNode* anchor = strategy::anchor_of(*fn);
+    if (!anchor) continue;
+    if (chooser)
+      if (std::optional<strategy::Choice> c = chooser(*fn, *anchor, t); c && c->from_record) continue;
+    for (const topi::OpImpl* cand : strategy::implementations(anchor->op)) {
+      if (!cand->chain_role || !cand->kept_layouts || (cand->why_not && !cand->why_not(*anchor, t).empty())) continue;
+      const topi::ChainRole r = cand->chain_role(*fn, t);
+      if (r == topi::ChainRole::None) continue;
+      impl[i] = cand;
+      role[i] = r;
+      break;
+    }
+  }
+  // Chains: the calls connected through values they could pass in their layout, where one of
+  // them links. Then, until none changes: a linking call whose data comes plain or whose result
+  // goes plain would reorder inside, a lane at a time, at a cost larger than what it saves; it
+  // leaves the chain, and so does a joining call that would keep neither its data nor its result.
+  std::vector<size_t> comp(n);
+  for (size_t i = 0; i < n; ++i) comp[i] = i;
+  std::function<size_t(size_t)> root = [&](size_t i) { return comp[i] == i ? i : comp[i] = root(comp[i]); };
+  for (size_t i = 0; i < n; ++i)
+    if (impl[i])
+      for (const Graph::Use& u : g.uses[i])
+        if (impl[u.call]) comp[root(i)] = root(u.call);
+  std::vector<bool> has_link(n, false);
+  for (size_t i = 0; i < n; ++i)
+    if (impl[i] && role[i] == topi::ChainRole::Links) has_link[root(i)] = true;
+  for (size_t i = 0; i < n; ++i)
+    if (impl[i] && !has_link[root(i)]) impl[i] = nullptr;
+  std::vector<const topi::OpImpl*> out = impl;
+  for (bool changed = true; changed;) {
+    changed = false;
+    std::vector<topi::KeptLayoutSupport> can(n);
+    for (size_t i = 0; i < n; ++i)
+      if (out[i]) can[i] = out[i]->kept_layouts(*g.fcalls[i]->callee->as<ir::FunctionNode>(), t);
+    const std::vector<bool> kept = g.kept(can);
+    for (size_t i = 0; i < n; ++i) {
+      if (!out[i]) continue;
+      const auto* fn = g.fcalls[i]->callee->as<ir::FunctionNode>();
+      const ir::CallNode* anchor = strategy::anchor_of(*fn);
+      bool data_kept = false, any_kept = kept[i];
+      for (size_t p = 0; p < fn->params.size(); ++p) {
+        std::optional<size_t> j = g.producer(i, static_cast<int>(p));
+        const bool k = j && kept[*j];
+        any_kept |= k;
+        if (fn->params[p].get() == anchor->args[0].get()) data_kept = k;
+      }
+      const bool ok = role[i] == topi::ChainRole::Links ? data_kept && kept[i] : any_kept;
+      if (!ok) {
+        out[i] = nullptr;
+        changed = true;
+      }
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 ir::Module keep_layouts(const ir::Module& fused, const target::Target& t, const strategy::Chooser& chooser,
@@ -154,7 +224,10 @@ ir::Module keep_layouts(const ir::Module& fused, const target::Target& t, const 
   // Before prepacking every weight once more (half a second of ResNet-50's compile): whether any call
   // may take an implementation that keeps layouts. Without a chooser only by the strategy's
   // order, which needs no packed weights to tell.
-  bool possible = false;
+  const Graph g = graph_of(fused);
+  const size_t n = g.fcalls.size();
+  const std::vector<const topi::OpImpl*> chain = chain_implementations(g, t, chooser);
+  bool possible = std::any_of(chain.begin(), chain.end(), [](const topi::OpImpl* i) { return i != nullptr; });
   for (const ir::CallNode* c : primitive_calls(fused)) {
     const auto* fn = c->callee->as<ir::FunctionNode>();
     const ir::CallNode* anchor = strategy::anchor_of(*fn);
@@ -168,10 +241,8 @@ ir::Module keep_layouts(const ir::Module& fused, const target::Target& t, const 
   }
   if (!possible) return fused;
   const ir::Module packed = topi::prepack_constants(fused, t);
-  const Graph g = graph_of(fused);
   const std::vector<const ir::CallNode*> pcalls = primitive_calls(packed);
   SY_CHECK(g.fcalls.size() == pcalls.size()) << "prepacking changed the calls";
-  const size_t n = g.fcalls.size();
 
   // What each call's chosen implementation can keep, and the two options of the calls whose
   // records measured both.
@@ -184,6 +255,11 @@ ir::Module keep_layouts(const ir::Module& fused, const target::Target& t, const 
     if (fn->attrs.count(kFallbackAttr) || fn->attrs.count(kLoweredByAttr) || !ir::is_tensor(fn->body->type)) continue;
     const ir::CallNode* anchor = strategy::anchor_of(*fn);
     if (!anchor) continue;
+    if (chain[i]) {
+      can[i] = chain[i]->kept_layouts(*fn, t);
+      keeping[i] = any = true;
+      continue;
+    }
     std::optional<strategy::Choice> c = strategy::choose(*fn, t, chooser);
     if (!c) continue;
     if (const topi::OpImpl* impl = strategy::implementation_named(anchor->op, c->implementation); impl && impl->kept_layouts) {
@@ -302,6 +378,13 @@ ir::Module keep_layouts(const ir::Module& fused, const target::Target& t, const 
     for (size_t p = 0; p < g.fcalls[i]->args.size(); ++p)
       if (std::optional<size_t> j = g.producer(i, static_cast<int>(p)); j && kept[*j]) k.params.push_back(static_cast<int>(p));
     if (!k.result && k.params.empty()) continue;
+    if (chain[i]) {
+      // Taken only keeping: alone (plain in and out) the strategy's choice is faster.
+      ir::FuncAttrs& a = attr[g.fcalls[i]];
+      a[strategy::kImplementationAttr] = chain[i]->name;
+      a[kChosenWithLayoutsAttr] = "in a chain keeping " + k.layout + ", no record";
+      a[kChosenInChainAttr] = "1";
+    }
     attr[g.fcalls[i]][topi::kKeptLayoutAttr] = topi::kept_layout_str(k);
     // The planner decides whether the storage can be shared (nothing reads the input after).
     if (k.result && can[i].in_place >= 0 && contains(k.params, can[i].in_place))

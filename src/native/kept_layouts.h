@@ -27,11 +27,18 @@ namespace sy::native {
 // kChosenWithLayoutsAttr saying why), which compile_native then lowers.
 // The records' cost of a keeping option marked `chain` (a model ran faster with it everywhere,
 // end to end: tune's check), or `keep_all`, make those calls keep without weighing.
+//
+// Where no record chose for a call, an implementation with a chain role (topi::ChainRole) is
+// taken along chains of calls that can all keep its layout (native NHWC along MobileNet's
+// depthwise and 1x1 convs), and only where it then keeps its data or its result.
 ir::Module keep_layouts(const ir::Module& fused, const target::Target& t, const strategy::Chooser& chooser,
                         bool keep_all = false);
 
 // Set with an implementation this pass chose for a call: why.
 inline constexpr const char* kChosenWithLayoutsAttr = "ChosenWithLayouts";
+// Set beside it where no record chose: the implementation joined a chain of calls keeping its
+// layout (topi::ChainRole).
+inline constexpr const char* kChosenInChainAttr = "ChosenInChain";
 
 // `fused` with the given attributes added to the functions of the given calls of its main.
 ir::Module with_call_attrs(const ir::Module& fused, std::unordered_map<const ir::ExprNode*, ir::FuncAttrs> attrs);

@@ -5,6 +5,8 @@
 
 #include "native/plan.h"
 
+#include <algorithm>
+#include <optional>
 #include <unordered_map>
 
 #include "ir/visitor.h"
@@ -79,14 +81,6 @@ std::vector<te::Tensor> compute_by_op(const ir::FunctionNode& fn, const ir::Call
 tir::PrimFunc lower_function(const ir::FunctionNode& fn, const std::string& name, const LowerFunctionOptions& opts) {
   const target::Target& tgt = opts.target ? *opts.target : target::host();
   SY_CHECK(tgt.kind == target::Kind::Cpu) << "lower_function for target " << tgt.str();
-  Values value;
-  std::vector<te::Tensor> args;
-  for (size_t i = 0; i < fn.params.size(); ++i) {
-    const ir::TypeNode& t = ir::as_tensor(fn.params[i]->type);
-    te::Tensor p = te::placeholder(t.shape, t.dtype, numbered("p", static_cast<int64_t>(i)));
-    value[fn.params[i].get()] = {p};
-    args.push_back(p);
-  }
   const ir::CallNode* anchor = strategy::anchor_of(fn);
   // The anchor's implementation: the one the function names (a choice made by the strategy), or
   // the default; every other op of the group uses its default.
@@ -95,6 +89,29 @@ tir::PrimFunc lower_function(const ir::FunctionNode& fn, const std::string& name
     auto chosen = fn.attrs.find(strategy::kImplementationAttr);
     anchor_impl = chosen != fn.attrs.end() ? &strategy::require(*anchor, tgt, chosen->second)
                                            : topi::find_default(*anchor, tgt);
+  }
+  // A native implementation's kept layout is the buffers' own: kept parameters are placeholders
+  // of the stored shape, read through a view; a kept result is stored so (an extern's library
+  // reads and writes its layouts itself, through the plain placeholders' pointers).
+  std::optional<topi::KeptLayout> kept;
+  if (anchor_impl && anchor_impl->library.empty() && !anchor_impl->group_compute) {
+    kept = topi::kept_layout_of(fn);
+    if (kept && (kept->layout != topi::kNhwcLayout || !anchor_impl->kept_layouts))
+      throw Error(anchor_impl->name + ": cannot keep layout '" + kept->layout + "'");
+  }
+  auto kept_tensor = [&](const ir::TypeNode& t) {
+    if (t.shape.size() != 4) throw Error(anchor_impl->name + ": keeps nhwc only for 4-d tensors");
+  };
+  Values value;
+  std::vector<te::Tensor> args;
+  for (size_t i = 0; i < fn.params.size(); ++i) {
+    const ir::TypeNode& t = ir::as_tensor(fn.params[i]->type);
+    const bool stored = kept && std::count(kept->params.begin(), kept->params.end(), static_cast<int>(i));
+    if (stored) kept_tensor(t);
+    const Shape shape = stored ? Shape{t.shape[0], t.shape[2], t.shape[3], t.shape[1]} : t.shape;
+    te::Tensor p = te::placeholder(shape, t.dtype, numbered("p", static_cast<int64_t>(i)));
+    value[fn.params[i].get()] = {stored ? topi::nchw_view(p) : p};
+    args.push_back(p);
   }
   te::Knobs local_knobs;
   te::Knobs& knobs = opts.knobs ? *opts.knobs : local_knobs;
@@ -108,6 +125,11 @@ tir::PrimFunc lower_function(const ir::FunctionNode& fn, const std::string& name
       outputs = anchor_outputs = *whole;
     }
   if (outputs.empty()) outputs = compute_by_op(fn, anchor, anchor_impl, tgt, value, anchor_outputs);
+  if (kept && kept->result) {
+    if (outputs.size() != 1) throw Error(anchor_impl->name + ": keeps the layout of one result only");
+    kept_tensor(ir::as_tensor(fn.body->type));
+    outputs[0] = topi::nhwc_store(outputs[0]);
+  }
   te::Schedule sch(outputs);
   topi::GroupSchedule g;
   g.sch = &sch;

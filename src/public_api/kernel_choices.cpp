@@ -17,7 +17,7 @@ std::string kernel_choices_text(const sy::native::Plan& p, const std::vector<sy:
   std::vector<int> uses(p.kernels.size(), 0);
   for (const native::Call& c : p.calls)
     if (!c.external && c.function >= 0) ++uses[static_cast<size_t>(c.function)];
-  int from_records = 0, by_order = 0;
+  int from_records = 0, by_order = 0, in_chains = 0;
   os << "native kernels: implementation chosen per kernel (order without records: priority, then name)\n";
   for (size_t k = 0; k < p.kernels.size(); ++k) {
     const auto* fn = p.kernels[k]->as<ir::FunctionNode>();
@@ -39,7 +39,7 @@ std::string kernel_choices_text(const sy::native::Plan& p, const std::vector<sy:
       os << "  reference kernels: " << (fb != fn->attrs.end() ? fb->second : "no native implementation") << "\n";
       continue;
     }
-    (ch.from_record ? from_records : by_order)++;
+    (ch.from_record ? from_records : ch.in_chain ? in_chains : by_order)++;
     os << "  chosen " << ch.implementation << " (" << ch.why << ")" << (ch.knobs.empty() ? "" : "  " + ch.knobs) << "\n";
     strategy::Applicable a = strategy::applicable(*anchor, t);
     if (a.entries.size() + a.rejected.size() <= 1 && !ch.from_record) continue;
@@ -51,7 +51,8 @@ std::string kernel_choices_text(const sy::native::Plan& p, const std::vector<sy:
     }
     for (const auto& [name, why] : a.rejected) os << "      " << name << "  does not apply: " << why << "\n";
   }
-  os << "kernels: " << from_records << " chosen by records, " << by_order << " by priority\n";
+  os << "kernels: " << from_records << " chosen by records, "
+     << (in_chains ? std::to_string(in_chains) + " in chains keeping a layout, " : "") << by_order << " by priority\n";
   return os.str();
 }
 

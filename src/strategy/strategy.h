@@ -82,6 +82,8 @@ struct Choice {
   std::vector<Cost> costs;
   // The tuner: time this candidate with the function's KeptLayout attribute set to this.
   std::string kept_layout;
+  // Taken without a record as part of a chain keeping its layout (native/kept_layouts.h).
+  bool in_chain = false;
 };
 
 // Chooses for one kernel: given its function as planned (weights in their packed types, what

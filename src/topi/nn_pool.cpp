@@ -224,6 +224,45 @@ void schedule_pool(GroupSchedule& g) {
   }
 }
 
+// global_avg_pool2d.nhwc: the mean of each channel with the channels innermost, a vector of them
+// summed over the plane's pixels; taken in chains that keep nhwc (topi::ChainRole::Joins), where
+// the depthwise conv before it gives its result so (EfficientNet's squeeze-and-excitation pools).
+int64_t nhwc_pool_lanes(const ir::CallNode& c, const target::Target& t) {
+  const auto& x = ir::as_tensor(c.args.at(0)->type);
+  const int64_t L = t.vector_lanes();
+  if (x.dtype != DType::f32 || x.shape.size() != 4) return 0;
+  return x.shape[1] % L == 0 ? L : L > 8 && x.shape[1] % 8 == 0 ? 8 : 0;
+}
+
+std::vector<Tensor> global_avg_pool_nhwc(const ir::CallNode& c, const std::vector<Tensor>& in) {
+  const Tensor& x = in.at(0);
+  require_float(c, x);
+  const Shape& s = x.shape();
+  IterVar rh = te::reduce_axis(s[2], "rh"), rw = te::reduce_axis(s[3], "rw");
+  Tensor sum = te::compute(out_shape(c), [&](Expr n, Expr ch, Expr, Expr) { return te::sum(x(n, ch, rh.var, rw.var), {rh, rw}); },
+                           "global_avg_pool2d_nhwc_sum");
+  return {te::compute(out_shape(c), [&](const std::vector<Expr>& o) { return sum(o) / fconst(x.dtype(), double(s[2] * s[3])); },
+                      "global_avg_pool2d")};
+}
+
+void schedule_global_avg_pool_nhwc(GroupSchedule& g) {
+  te::Schedule& s = *g.sch;
+  const te::Operation sum = find_stage(g.anchor_outputs.at(0), "global_avg_pool2d_nhwc_sum");
+  const int64_t L = nhwc_pool_lanes(*g.anchor, *g.target);
+  if (g.outputs.size() != 1 || !sum || L == 0 || !inline_all_but(g, {sum})) return schedule_injective(g);
+  te::Stage& out = s[g.outputs[0]];
+  const te::Axis n = out.leaves()[0], c = out.leaves()[1], h = out.leaves()[2], w = out.leaves()[3];
+  auto [cb, ci] = out.split(c, L);
+  out.reorder({n, cb, h, w, ci});
+  const te::Axis par = out.fuse(n, cb);
+  out.parallel(par);
+  out.vectorize(ci);
+  te::Stage& y = *s.find(sum.get());
+  y.compute_at(out, par);
+  y.reorder({y.reduce_axis(0), y.reduce_axis(1), y.axis(1)});
+  y.vectorize(y.axis(1));
+}
+
 }  // namespace
 
 void register_pool(Registry& r) {
@@ -253,6 +292,25 @@ void register_pool(Registry& r) {
     return pool2d(false, c, in);
   }, schedule_pool);
   r.add(ops::OpCode::GlobalAvgPool2d, global_pool, nullptr);
+  OpImpl nhwc;
+  nhwc.name = "global_avg_pool2d.nhwc";
+  nhwc.compute = global_avg_pool_nhwc;
+  nhwc.schedule = schedule_global_avg_pool_nhwc;
+  nhwc.why_not = [](const ir::CallNode& c, const target::Target& t) -> std::string {
+    return nhwc_pool_lanes(c, t) ? "" : "not f32 with channels in whole vectors";
+  };
+  nhwc.priority = [](const ir::CallNode&, const target::Target&) { return 1; };
+  nhwc.kept_layouts = [](const ir::FunctionNode& fn, const target::Target&) {
+    KeptLayoutSupport k;
+    if (fn.params.size() != 1) return k;
+    k.layout = kNhwcLayout;
+    k.params = {0};
+    return k;
+  };
+  nhwc.chain_role = [](const ir::FunctionNode& fn, const target::Target&) {
+    return fn.params.size() == 1 ? ChainRole::Joins : ChainRole::None;
+  };
+  r.add(ops::OpCode::GlobalAvgPool2d, std::move(nhwc));
   r.add(ops::OpCode::GlobalMaxPool2d, global_pool, nullptr);
 }
 

@@ -85,6 +85,20 @@ std::optional<KeptLayout> kept_layout_of(const ir::FunctionNode& fn) {
   return k;
 }
 
+te::Tensor nchw_view(const te::Tensor& stored) {
+  SY_CHECK(stored.ndim() == 4) << "nchw_view of a " << stored.ndim() << "-d tensor";
+  const Shape& s = stored.shape();
+  return te::compute({s[0], s[3], s[1], s[2]}, [&](te::Expr n, te::Expr c, te::Expr h, te::Expr w) { return stored(n, h, w, c); },
+                     "nchw_view");
+}
+
+te::Tensor nhwc_store(const te::Tensor& logical) {
+  SY_CHECK(logical.ndim() == 4) << "nhwc_store of a " << logical.ndim() << "-d tensor";
+  const Shape& s = logical.shape();
+  return te::compute({s[0], s[2], s[3], s[1]}, [&](te::Expr n, te::Expr h, te::Expr w, te::Expr c) { return logical(n, c, h, w); },
+                     kNhwcStoreStage);
+}
+
 std::string kept_layout_str(const KeptLayout& k) {
   std::string s = k.layout;
   if (!k.params.empty()) {

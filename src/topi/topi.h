@@ -95,6 +95,22 @@ struct KeptLayout {
 std::optional<KeptLayout> kept_layout_of(const ir::FunctionNode& fn);
 std::string kept_layout_str(const KeptLayout& k);
 
+// The layout native implementations keep (conv2d.nhwc): a 4-d NCHW value stored [N, H, W, C]. A
+// fused function lowered with some of its parameters or its result kept in it reads each such
+// parameter through nchw_view (the ops' computes stay NCHW; the view inlines into their reads)
+// and writes its result through nhwc_store, the group's output stage then.
+inline constexpr const char* kNhwcLayout = "nhwc";
+inline constexpr const char* kNhwcStoreStage = "nhwc_store";
+te::Tensor nchw_view(const te::Tensor& stored);
+te::Tensor nhwc_store(const te::Tensor& logical);
+
+// Where an implementation that keeps a layout is taken without records (native/kept_layouts.h):
+// in chains of calls connected through values they can pass in the layout, where at least one
+// call links (Links: the implementation pays off only with its data and its result kept, e.g. a
+// depthwise conv in NHWC) and the others join (Joins: kept on at least one side). The layout is
+// kept from call to call and a reorder paid only at a chain's ends.
+enum class ChainRole { None, Joins, Links };
+
 // One native implementation of an op (a compute and the schedule of a group anchored on it).
 // An op may have several (conv2d: flat, rows, blocked, depthwise, direct); which one a fused
 // group uses is the strategy's choice (src/strategy/), which lists these beside extern ones.
@@ -126,6 +142,9 @@ struct OpImpl {
   // (native/kept_layouts.h decides where; the function's KeptLayout attribute says so to
   // group_compute). Null: plain layouts only.
   std::function<KeptLayoutSupport(const ir::FunctionNode& fn, const target::Target& t)> kept_layouts;
+  // A native implementation fast only with its layout kept: its part in chains (ChainRole) for
+  // this function. Null: None (taken without records only by the strategy's order).
+  std::function<ChainRole(const ir::FunctionNode& fn, const target::Target& t)> chain_role;
 };
 inline constexpr int kDefaultPriority = 10;
 

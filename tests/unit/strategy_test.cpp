@@ -56,7 +56,7 @@ TEST(Strategy, ConvImplementationsApplyAsDocumented) {
     return names;
   };
   strategy::Applicable a = strategy::applicable(*conv_call(pw), t);
-  EXPECT_EQ(native_only(a), (std::vector<std::string>{"conv2d.flat", "conv2d.blocked", "conv2d.rows"}));
+  EXPECT_EQ(native_only(a), (std::vector<std::string>{"conv2d.flat", "conv2d.blocked", "conv2d.rows", "conv2d.nhwc"}));
   for (const auto& e : a.entries) EXPECT_TRUE(e.priority > 0 || !e.impl->library.empty()) << e.impl->name;
   ASSERT_EQ(a.rejected.size(), 4u);
   EXPECT_EQ(a.rejected[0].first, "conv2d.depthwise");
@@ -65,16 +65,18 @@ TEST(Strategy, ConvImplementationsApplyAsDocumented) {
   EXPECT_EQ(a.rejected[3].first, "conv2d.direct");
 
   // Depthwise: over the flattened plane, strided too; by output rows next; the generic grouped
-  // ones after them.
+  // ones after them; last the NHWC one, taken without records only in chains of kept layouts.
   ir::Module dw = conv_block({1, 32, 14, 14}, {32, 1, 3, 3}, conv(1, 1, 32));
   a = strategy::applicable(*conv_call(dw), t);
   EXPECT_EQ(native_only(a),
-            (std::vector<std::string>{"conv2d.depthwise_plane", "conv2d.depthwise", "conv2d.rows", "conv2d.direct"}));
+            (std::vector<std::string>{"conv2d.depthwise_plane", "conv2d.depthwise", "conv2d.rows", "conv2d.direct",
+                                      "conv2d.nhwc"}));
   EXPECT_EQ(a.entries[0].impl->name, "conv2d.depthwise_plane");
   ir::Module dw2 = conv_block({1, 32, 14, 14}, {32, 1, 3, 3}, conv(2, 1, 32));
   a = strategy::applicable(*conv_call(dw2), t);
   EXPECT_EQ(native_only(a),
-            (std::vector<std::string>{"conv2d.depthwise_plane", "conv2d.depthwise", "conv2d.rows", "conv2d.direct"}));
+            (std::vector<std::string>{"conv2d.depthwise_plane", "conv2d.depthwise", "conv2d.rows", "conv2d.direct",
+                                      "conv2d.nhwc"}));
   // Grouped (ResNeXt's groups of 4 channels): over the flattened plane, then vectors along the
   // rows, then the direct loops; on a wide plane, where a group's short reduction fills rows of
   // whole vectors, along the rows first.

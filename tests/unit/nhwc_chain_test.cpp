@@ -1,0 +1,144 @@
+// conv2d.nhwc (topi/nn_conv2d_nhwc.cpp): along a chain of depthwise convs and the dense convs
+// next to them, the activations stay NHWC from call to call (native/kept_layouts.h) without
+// records; off a chain the NCHW implementations stay. The results are the reference executor's
+// on both ISA families, kept or plain, with every conv forced to it too.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "backends/reference/executor.h"
+#include "native/compile.h"
+#include "native/plan.h"
+#include "ops/attrs.h"
+#include "ops/op.h"
+#include "strategy/strategy.h"
+#include "target/host.h"
+#include "target/target.h"
+#include "topi/topi.h"
+#include "topi_test_data.h"
+
+namespace sy {
+namespace {
+
+using ops::OpCode;
+
+ir::Expr conv(const ir::Expr& x, int64_t c_in, int64_t c_out, int64_t k, int64_t stride, int64_t groups, uint64_t seed,
+              int64_t dilation = 1) {
+  ops::Conv2dAttrs a;
+  const int64_t p = k / 2 * dilation;
+  a.padding = {p, p, p, p};
+  a.strides = {stride, stride};
+  a.dilation = {dilation, dilation};
+  a.groups = groups;
+  return ir::call(OpCode::Conv2d, {x, ir::constant(topitest::random(DType::f32, {c_out, c_in / groups, k, k}, -0.3, 0.3, seed)),
+                                   ir::constant(topitest::random(DType::f32, {c_out}, -1, 1, seed + 1))}, a);
+}
+
+ir::Expr relu6(const ir::Expr& x) {
+  ops::ClipAttrs c;
+  c.min = 0;
+  c.max = 6;
+  return ir::call(OpCode::Clip, {x}, c);
+}
+
+// MobileNetV2 in small: a 3x3/2 stem, inverted residual blocks (1x1 expansion, depthwise 3x3 or
+// 5x5, strided or dilated, 1x1 projection, a residual add), 24 channels (not whole 16-lane
+// vectors: 8-lane ones), a pooled and a plain result.
+ir::Module mobilenet_in_small() {
+  ir::Expr x = ir::var("x", ir::tensor_type({1, 3, 30, 30}, DType::f32));
+  ir::Expr s = relu6(conv(x, 3, 32, 3, 2, 1, 1));                  // 15x15
+  ir::Expr d = relu6(conv(s, 32, 32, 3, 1, 32, 3));
+  ir::Expr p = conv(d, 32, 16, 1, 1, 1, 5);
+  ir::Expr e = relu6(conv(p, 16, 96, 1, 1, 1, 7));
+  ir::Expr d2 = relu6(conv(e, 96, 96, 3, 2, 96, 9));               // 8x8
+  ir::Expr r = conv(d2, 96, 24, 1, 1, 1, 11);
+  ir::Expr e2 = relu6(conv(r, 24, 144, 1, 1, 1, 13));
+  ir::Expr d3 = relu6(conv(e2, 144, 144, 5, 1, 144, 15));
+  ir::Expr b = ir::call(OpCode::Add, {conv(d3, 144, 24, 1, 1, 1, 17), r});
+  ir::Expr e3 = relu6(conv(b, 24, 48, 1, 1, 1, 19));
+  ir::Expr d4 = relu6(conv(e3, 48, 48, 3, 1, 48, 21, 2));          // dilated
+  ir::Expr out = conv(d4, 48, 32, 1, 1, 1, 23);
+  ir::Module m;
+  m.functions["main"] = ir::function({x}, ir::tuple({ir::call(OpCode::GlobalAvgPool2d, {out}), b}));
+  return m;
+}
+
+void expect_reference_values(const ir::Module& m, native::Compiled& nc, const std::string& what) {
+  std::vector<Tensor> in = {topitest::random(DType::f32, {1, 3, 30, 30}, -1, 1, 7)};
+  std::vector<Tensor> want = reference::run_module(m, in).value();
+  for (int threads : {1, 2}) {
+    std::vector<Tensor> got = nc.executable->run(in, threads, nullptr);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t r = 0; r < want.size(); ++r)
+      for (int64_t i = 0; i < want[r].numel(); ++i)
+        ASSERT_NEAR(got[r].data<float>()[i], want[r].data<float>()[i], 1e-4 + 1e-4 * std::abs(want[r].data<float>()[i]))
+            << what << ", " << threads << " threads, result " << r << " element " << i;
+  }
+}
+
+std::vector<target::Target> targets() {
+  std::vector<target::Target> ts = {target::host()};
+  if (ts[0].has("avx2") && ts[0].has("fma") && ts[0].vector_lanes() != 8) ts.push_back(target::parse("cpu -isa=avx2"));
+  return ts;
+}
+
+TEST(NhwcChain, DepthwiseSeparableChainsKeepNhwcWithoutRecords) {
+  const ir::Module m = mobilenet_in_small();
+  for (const target::Target& t : targets()) {
+    native::CompileOptions o;
+    o.target = t;
+    native::Compiled nc = native::compile_native(m, o);
+    int nhwc = 0, kept_both = 0;
+    for (const strategy::Choice& c : nc.choices) {
+      if (c.implementation != "conv2d.nhwc") continue;
+      ++nhwc;
+      EXPECT_NE(c.why.find("layout kept with its neighbours: nhwc"), std::string::npos) << c.why;
+      kept_both += c.why.find("nhwc in=0") != std::string::npos && c.why.find(" out") != std::string::npos;
+    }
+    // Every conv is in the chain, and the pool; 9 convs keep both their data and their result:
+    // not the stem and the conv after the model's second result (their data plain), not the
+    // residual add's conv (its result is the model's).
+    EXPECT_EQ(nhwc, 12) << t.str();
+    EXPECT_EQ(kept_both, 9) << t.str();
+    int pools = 0;
+    for (const strategy::Choice& c : nc.choices) pools += c.implementation == "global_avg_pool2d.nhwc";
+    EXPECT_EQ(pools, 1) << t.str();
+    expect_reference_values(m, nc, "defaults on " + t.str());
+  }
+}
+
+TEST(NhwcChain, PlainInAndOutMatchesReference) {
+  const ir::Module m = mobilenet_in_small();
+  for (const target::Target& t : targets()) {
+    native::CompileOptions o;
+    o.target = t;
+    o.chooser = [](const ir::FunctionNode&, const ir::CallNode& anchor, const target::Target& tt) {
+      std::optional<strategy::Choice> c;
+      if (anchor.op == OpCode::Conv2d && strategy::implementation_named(anchor.op, "conv2d.nhwc")->why_not(anchor, tt).empty())
+        c = strategy::Choice{"conv2d.nhwc", "", "forced by the test", true, {}, {}, ""};
+      return c;
+    };
+    native::Compiled nc = native::compile_native(m, o);
+    int nhwc = 0;
+    for (const strategy::Choice& c : nc.choices) nhwc += c.implementation == "conv2d.nhwc";
+    EXPECT_EQ(nhwc, 12) << t.str();
+    expect_reference_values(m, nc, "forced plain on " + t.str());
+  }
+}
+
+TEST(NhwcChain, OffAChainTheNchwImplementationsStay) {
+  // A 3x3 conv between 1x1 convs (ResNet's bottleneck): no depthwise conv, no chain.
+  ir::Expr x = ir::var("x", ir::tensor_type({1, 32, 14, 14}, DType::f32));
+  ir::Expr a = ir::call(OpCode::Relu, {conv(x, 32, 16, 1, 1, 1, 1)});
+  ir::Expr b = ir::call(OpCode::Relu, {conv(a, 16, 16, 3, 1, 1, 3)});
+  ir::Expr c = ir::call(OpCode::Add, {conv(b, 16, 32, 1, 1, 1, 5), x});
+  ir::Module m;
+  m.functions["main"] = ir::function({x}, c);
+  native::Compiled nc = native::compile_native(m, native::CompileOptions{});
+  for (const strategy::Choice& ch : nc.choices) EXPECT_NE(ch.implementation, "conv2d.nhwc") << ch.why;
+}
+
+}  // namespace
+}  // namespace sy
