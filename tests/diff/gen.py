@@ -1307,6 +1307,45 @@ class Gen:
         self.g.tags.append('conv_g%s' % ('1' if g == 1 else ('dw' if g == c else 'n')))
         return self.epilogue(y)
 
+    def f_mbconv(self):
+        """An inverted residual block (MobileNetV2, EfficientNet): 1x1 expansion, depthwise KxK
+        (strided or dilated), 1x1 projection, the block's input added where the shapes allow.
+        Channels in whole 8- or 16-lane vectors, so that the native path keeps NHWC from conv
+        to conv along it (conv2d.nhwc chains); a squeeze-and-excitation scale sometimes."""
+        x = self.image(rank=(4,))
+        n, c, h, wd = x.shape
+        e = self.r.choice([16, 24, 32, 48])
+        k = self.r.choice([3, 3, 5])
+        s = self.r.choice([1, 1, 2])
+        dl = self.r.choice([1, 1, 2]) if s == 1 else 1
+        p = k // 2 * dl
+        oh, ow = (h + 2 * p - dl * (k - 1) - 1) // s + 1, (wd + 2 * p - dl * (k - 1) - 1) // s + 1
+        if oh < 1 or ow < 1 or numel([n, e, h, wd]) > self.max_numel:
+            return False
+
+        def conv(v, m, kk, group, **attrs):
+            ins = [v, self.weight((m, v.shape[1] // group, kk, kk), v.dtype,
+                                  scale=1.0 / math.sqrt(max(1, v.shape[1] // group * kk * kk)))]
+            if self.r.random() < 0.7:
+                ins.append(self.weight((m,), v.dtype))
+            out = [v.shape[0], m] + ([oh, ow] if kk > 1 else list(v.shape[2:]))
+            if group > 1:
+                attrs['group'] = group
+            return self.node('Conv', ins, [self.out(out, v.dtype, 'any', v.mag * 3 + 1)], kernel_shape=[kk, kk], **attrs)
+
+        y = self.epilogue(conv(x, e, 1, 1))
+        y = self.epilogue(conv(y, e, k, e, strides=[s, s], dilations=[dl, dl], pads=[p, p, p, p]))
+        if self.r.random() < 0.3:
+            pooled = self.node('GlobalAveragePool', [y], [self.out((n, e, 1, 1), y.dtype, 'any', y.mag)])
+            squeezed = self.node('Sigmoid', [conv(pooled, e, 1, 1)], [self.out((n, e, 1, 1), y.dtype, 'nonneg', 1.0)])
+            y = self.node('Mul', [y, squeezed], [self.out(y.shape, y.dtype, 'any', y.mag)])
+        o = c if s == 1 and c % 8 == 0 and self.r.random() < 0.6 else self.r.choice([8, 16, 24])
+        y = conv(y, o, 1, 1)
+        if tuple(y.shape) == tuple(x.shape):
+            y = self.node('Add', [y, x], [self.out(y.shape, y.dtype, 'any', y.mag + x.mag)])
+        self.g.tags.append('mbconv')
+        return y
+
     def f_pool(self):
         x = self.image(rank=(3, 4, 4))
         spatial = list(x.shape[2:])
@@ -1809,7 +1848,7 @@ FAMILY_WEIGHTS = {
     'injective': _theme(reshape=4, transpose=4, concat=4, slice=4, split=2, gather=2, squeeze=3, pad=4, expand=2,
                         tile=1.5, shuffle=1, unary=1.5, binary=2),
     'mixed': _theme(),
-    'conv': _theme(conv=5, pool=3, norm=2, pad=3, concat=3, resize=1, shuffle=1, binary=2, unary=2, reduce=1),
+    'conv': _theme(conv=5, mbconv=2, pool=3, norm=2, pad=3, concat=3, resize=1, shuffle=1, binary=2, unary=2, reduce=1),
     'dense': _theme(matmul=4, gemm=4, tied=1.5, norm=2, binary=2, unary=2, reshape=2, transpose=2, slice=2, flatten=2),
     'reduce': _theme(reduce=6, norm=2, unary=2, binary=2, squeeze=2),
     'int': _theme(unary=0, binary=5, variadic=3, logic=2, where=2, cast=3, conv=0, pool=0, matmul=0, gemm=0, tied=0,
