@@ -153,7 +153,7 @@ struct Options {
 // record chose for the call, an implementation with a chain role that applies and keeps the
 // layout with its neighbours (see the pruning below).
 std::vector<const topi::OpImpl*> chain_implementations(const Graph& g, const target::Target& t,
-                                                       const strategy::Chooser& chooser) {
+                                                       const std::vector<bool>& recorded) {
   const size_t n = g.fcalls.size();
   std::vector<const topi::OpImpl*> impl(n, nullptr);
   std::vector<topi::ChainRole> role(n, topi::ChainRole::None);
@@ -161,9 +161,7 @@ std::vector<const topi::OpImpl*> chain_implementations(const Graph& g, const tar
     const auto* fn = g.fcalls[i]->callee->as<ir::FunctionNode>();
     if (fn->attrs.count(kFallbackAttr) || fn->attrs.count(kLoweredByAttr) || !ir::is_tensor(fn->body->type)) continue;
     const ir::CallNode* anchor = strategy::anchor_of(*fn);
-    if (!anchor) continue;
-    if (chooser)
-      if (std::optional<strategy::Choice> c = chooser(*fn, *anchor, t); c && c->from_record) continue;
+    if (!anchor || recorded[i]) continue;
     for (const topi::OpImpl* cand : strategy::implementations(anchor->op)) {
       if (!cand->chain_role || !cand->kept_layouts || (cand->why_not && !cand->why_not(*anchor, t).empty())) continue;
       const topi::ChainRole r = cand->chain_role(*fn, t);
@@ -226,7 +224,26 @@ ir::Module keep_layouts(const ir::Module& fused, const target::Target& t, const 
   // order, which needs no packed weights to tell.
   const Graph g = graph_of(fused);
   const size_t n = g.fcalls.size();
-  const std::vector<const topi::OpImpl*> chain = chain_implementations(g, t, chooser);
+  // With a chooser, what records chose stands: asked of the functions as planned (weights
+  // packed, as the records' workload keys hash them). Whether any impl keeps layouts then needs
+  // no asking: conv2d.nhwc does.
+  ir::Module packed;
+  std::vector<const ir::CallNode*> pcalls;
+  auto pack = [&] {
+    packed = topi::prepack_constants(fused, t);
+    pcalls = primitive_calls(packed);
+    SY_CHECK(g.fcalls.size() == pcalls.size()) << "prepacking changed the calls";
+  };
+  std::vector<bool> recorded(n, false);
+  if (chooser) {
+    pack();
+    for (size_t i = 0; i < n; ++i) {
+      const auto* fn = pcalls[i]->callee->as<ir::FunctionNode>();
+      if (const ir::CallNode* anchor = strategy::anchor_of(*fn))
+        if (std::optional<strategy::Choice> c = chooser(*fn, *anchor, t)) recorded[i] = c->from_record;
+    }
+  }
+  const std::vector<const topi::OpImpl*> chain = chain_implementations(g, t, recorded);
   bool possible = std::any_of(chain.begin(), chain.end(), [](const topi::OpImpl* i) { return i != nullptr; });
   for (const ir::CallNode* c : primitive_calls(fused)) {
     const auto* fn = c->callee->as<ir::FunctionNode>();
@@ -240,9 +257,7 @@ ir::Module keep_layouts(const ir::Module& fused, const target::Target& t, const 
     }
   }
   if (!possible) return fused;
-  const ir::Module packed = topi::prepack_constants(fused, t);
-  const std::vector<const ir::CallNode*> pcalls = primitive_calls(packed);
-  SY_CHECK(g.fcalls.size() == pcalls.size()) << "prepacking changed the calls";
+  if (!chooser) pack();
 
   // What each call's chosen implementation can keep, and the two options of the calls whose
   // records measured both.

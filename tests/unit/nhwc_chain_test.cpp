@@ -109,23 +109,48 @@ TEST(NhwcChain, DepthwiseSeparableChainsKeepNhwcWithoutRecords) {
   }
 }
 
+// Every conv of one kind forced to an implementation (as records choose), the others' to another.
+native::Compiled compile_forced(const ir::Module& m, const target::Target& t, const std::string& depthwise,
+                                const std::string& dense) {
+  native::CompileOptions o;
+  o.target = t;
+  o.chooser = [=](const ir::FunctionNode&, const ir::CallNode& anchor, const target::Target&) {
+    std::optional<strategy::Choice> c;
+    if (anchor.op != OpCode::Conv2d) return c;
+    const std::string& impl = anchor.attrs_as<ops::Conv2dAttrs>().groups > 1 ? depthwise : dense;
+    if (!impl.empty()) c = strategy::Choice{impl, "", "forced by the test", true, {}, {}, ""};
+    return c;
+  };
+  return native::compile_native(m, o);
+}
+
+int count(const native::Compiled& nc, const std::string& impl) {
+  int k = 0;
+  for (const strategy::Choice& c : nc.choices) k += c.implementation == impl;
+  return k;
+}
+
 TEST(NhwcChain, PlainInAndOutMatchesReference) {
+  // conv2d.nhwc between NCHW kernels: its data and its result plain, read and written a lane
+  // per plane; for the depthwise convs, then for the dense ones.
   const ir::Module m = mobilenet_in_small();
   for (const target::Target& t : targets()) {
-    native::CompileOptions o;
-    o.target = t;
-    o.chooser = [](const ir::FunctionNode&, const ir::CallNode& anchor, const target::Target& tt) {
-      std::optional<strategy::Choice> c;
-      if (anchor.op == OpCode::Conv2d && strategy::implementation_named(anchor.op, "conv2d.nhwc")->why_not(anchor, tt).empty())
-        c = strategy::Choice{"conv2d.nhwc", "", "forced by the test", true, {}, {}, ""};
-      return c;
-    };
-    native::Compiled nc = native::compile_native(m, o);
-    int nhwc = 0;
-    for (const strategy::Choice& c : nc.choices) nhwc += c.implementation == "conv2d.nhwc";
-    EXPECT_EQ(nhwc, 12) << t.str();
-    expect_reference_values(m, nc, "forced plain on " + t.str());
+    native::Compiled dw = compile_forced(m, t, "conv2d.nhwc", "conv2d.rows");
+    EXPECT_EQ(count(dw, "conv2d.nhwc"), 4) << t.str();
+    for (const strategy::Choice& c : dw.choices) EXPECT_EQ(c.why.find("layout kept"), std::string::npos) << c.why;
+    expect_reference_values(m, dw, "depthwise convs NHWC, plain, on " + t.str());
+    native::Compiled dense = compile_forced(m, t, "conv2d.depthwise", "conv2d.nhwc");
+    EXPECT_EQ(count(dense, "conv2d.nhwc"), 8) << t.str();
+    expect_reference_values(m, dense, "dense convs NHWC on " + t.str());
   }
+}
+
+TEST(NhwcChain, RecordsChoicesStand) {
+  // The depthwise convs' records chose another implementation: no chain is left to take.
+  const ir::Module m = mobilenet_in_small();
+  native::Compiled nc = compile_forced(m, target::host(), "conv2d.depthwise_plane", "");
+  EXPECT_EQ(count(nc, "conv2d.depthwise_plane"), 4);
+  EXPECT_EQ(count(nc, "conv2d.nhwc"), 0);
 }
 
 TEST(NhwcChain, OffAChainTheNchwImplementationsStay) {
