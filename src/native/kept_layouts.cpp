@@ -375,7 +375,15 @@ ir::Module keep_layouts(const ir::Module& fused, const target::Target& t, const 
 
   std::unordered_map<const ir::ExprNode*, ir::FuncAttrs> attr;
   for (size_t i = 0; i < n; ++i) {
-    if (opt[i].decided) {
+    topi::KeptLayout k;
+    k.layout = can[i].layout;
+    k.result = kept[i];
+    for (size_t p = 0; p < g.fcalls[i]->args.size(); ++p)
+      if (std::optional<size_t> j = g.producer(i, static_cast<int>(p)); j && kept[*j]) k.params.push_back(static_cast<int>(p));
+    const bool keeps = k.result || !k.params.empty();
+    // A keeping option that keeps nothing here runs as it was timed alone: the records' own
+    // choice, the best alone, stands.
+    if (opt[i].decided && (keeps || !chosen[i])) {
       const strategy::Choice::Cost& c = chosen[i] ? opt[i].keeping : opt[i].plain;
       ir::FuncAttrs& a = attr[g.fcalls[i]];
       a[strategy::kImplementationAttr] = c.implementation;
@@ -387,12 +395,7 @@ ir::Module keep_layouts(const ir::Module& fused, const target::Target& t, const 
                     opt[i].plain.implementation.c_str(), opt[i].plain.ms);
       a[kChosenWithLayoutsAttr] = buf;
     }
-    topi::KeptLayout k;
-    k.layout = can[i].layout;
-    k.result = kept[i];
-    for (size_t p = 0; p < g.fcalls[i]->args.size(); ++p)
-      if (std::optional<size_t> j = g.producer(i, static_cast<int>(p)); j && kept[*j]) k.params.push_back(static_cast<int>(p));
-    if (!k.result && k.params.empty()) continue;
+    if (!keeps) continue;
     if (chain[i]) {
       // Taken only keeping: alone (plain in and out) the strategy's choice is faster.
       ir::FuncAttrs& a = attr[g.fcalls[i]];
