@@ -50,7 +50,7 @@ int64_t nhwc_lanes(int64_t channels, const target::Target& t) {
 
 std::string why_not_nhwc(const ir::CallNode& c, const target::Target& t) {
   const NhwcConv g = nhwc_conv(c);
-  if (!g.depthwise && !g.dense) return "grouped, not depthwise";
+  if (!g.depthwise && !g.dense) return "neither depthwise nor groups == 1 (or not 4-d NCHW)";
   if (ir::as_tensor(c.args.at(0)->type).dtype != DType::f32 || ir::as_tensor(c.args.at(1)->type).dtype != DType::f32)
     return "not f32";
   // Output channels in whole vectors: no lane of a pixel's vector left empty, no tail per pixel.

@@ -17,6 +17,7 @@
 #include "target/host.h"
 #include "target/target.h"
 #include "topi/topi.h"
+#include "compiled_vs_reference.h"
 #include "topi_test_data.h"
 
 namespace sy {
@@ -74,16 +75,7 @@ native::Compiled compile_with(const ir::Module& m, const std::string& impl, cons
 }
 
 void expect_reference_values(const ir::Module& m, native::Compiled& nc, const std::string& what) {
-  std::vector<Tensor> in = {topitest::random(DType::f32, {1, 16, 10, 10}, -1, 1, 7)};
-  std::vector<Tensor> want = reference::run_module(m, in).value();
-  for (int threads : {1, 2}) {
-    std::vector<Tensor> got = nc.executable->run(in, threads, nullptr);
-    ASSERT_EQ(got.size(), want.size());
-    for (size_t r = 0; r < want.size(); ++r)
-      for (int64_t i = 0; i < want[r].numel(); ++i)
-        ASSERT_NEAR(got[r].data<float>()[i], want[r].data<float>()[i], 1e-4 + 1e-4 * std::abs(want[r].data<float>()[i]))
-            << what << ", " << threads << " threads, result " << r << " element " << i;
-  }
+  nativetest::expect_reference_values(m, nc, {topitest::random(DType::f32, {1, 16, 10, 10}, -1, 1, 7)}, what);
 }
 
 // The host's layout (NHWC with AVX-512's brgemm convolutions, else channel-blocked) and AVX2's
