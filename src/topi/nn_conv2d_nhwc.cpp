@@ -41,13 +41,6 @@ NhwcConv nhwc_conv(const ir::CallNode& c) {
   return g;
 }
 
-// The lanes of a vector of channels: the target's vector, or 8 (an AVX-512 machine running
-// 256-bit vectors) for channel counts that are whole 8-lane vectors only (MobileNet's 24, 40).
-int64_t nhwc_lanes(int64_t channels, const target::Target& t) {
-  const int64_t L = t.vector_lanes();
-  return channels % L == 0 ? L : L > 8 && channels % 8 == 0 ? 8 : 0;
-}
-
 std::string why_not_nhwc(const ir::CallNode& c, const target::Target& t) {
   const NhwcConv g = nhwc_conv(c);
   if (!g.depthwise && !g.dense) return "neither depthwise nor groups == 1 (or not 4-d NCHW)";
@@ -126,6 +119,8 @@ void schedule_nhwc(GroupSchedule& g) {
   if (L == 0) return schedule_injective(g);
   te::Knobs local;
   te::Knobs& knobs = g.knobs ? *g.knobs : local;
+  const te::Axis n = out.leaves()[0];
+  const te::Axis oh = out.leaves()[stored ? 1 : 2], ow = out.leaves()[stored ? 2 : 3], ch = out.leaves()[stored ? 3 : 1];
   if (pw) {
     // Register tile: tile_pixels pixels of an output row x tile_vectors vectors of output
     // channels; per input channel and tap one broadcast per pixel and one weight vector per
@@ -140,14 +135,8 @@ void schedule_nhwc(GroupSchedule& g) {
     const int64_t tp0 = OW <= cap + 1 ? OW : OW % cap != 0 && OW % (cap - 1) == 0 ? cap - 1 : cap;
     const int64_t tv = knobs.define("tile_vectors_nhwc", distinct({tv0, largest_divisor(vecs, 3), largest_divisor(vecs, 4), 1}));
     const int64_t tp = std::min<int64_t>(OW, knobs.define("tile_pixels_nhwc", distinct({tp0, 4, 6, 7, 8})));
-    te::Axis n = out.leaves()[0], oh, ow, o;
-    if (stored) {
-      oh = out.leaves()[1], ow = out.leaves()[2], o = out.leaves()[3];
-    } else {
-      o = out.leaves()[1], oh = out.leaves()[2], ow = out.leaves()[3];
-    }
     auto [wb, wi] = out.split(ow, tp);
-    auto [ob, oi] = out.split(o, tv * L);
+    auto [ob, oi] = out.split(ch, tv * L);
     if (stored) {
       auto [oio, oii] = out.split(oi, L);
       out.reorder({n, ob, oh, wb, wi, oio, oii});
@@ -173,13 +162,6 @@ void schedule_nhwc(GroupSchedule& g) {
   // registers (tile_width accumulators; each tap one weight vector and a load per pixel).
   const int64_t tw0 = largest_divisor(OW, std::min<int64_t>(R - 4, 14));
   const int64_t tw = knobs.define("tile_width_nhwc", distinct({tw0, largest_divisor(OW, 8), largest_divisor(OW, 4)}));
-  te::Axis n = out.leaves()[0];
-  te::Axis oh, ow, ch;
-  if (stored) {
-    oh = out.leaves()[1], ow = out.leaves()[2], ch = out.leaves()[3];
-  } else {
-    ch = out.leaves()[1], oh = out.leaves()[2], ow = out.leaves()[3];
-  }
   auto [cb, ci] = out.split(ch, L);
   auto [wb, wi] = out.split(ow, tw);
   out.reorder({n, oh, cb, wb, wi, ci});
@@ -239,6 +221,11 @@ KeptLayoutSupport nhwc_layouts(const ir::FunctionNode& fn, const target::Target&
 }
 
 }  // namespace
+
+int64_t nhwc_lanes(int64_t channels, const target::Target& t) {
+  const int64_t L = t.vector_lanes();
+  return channels % L == 0 ? L : L > 8 && channels % 8 == 0 ? 8 : 0;
+}
 
 void register_conv_nhwc(Registry& r) {
   OpImpl i;

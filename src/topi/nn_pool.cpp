@@ -229,9 +229,7 @@ void schedule_pool(GroupSchedule& g) {
 // the depthwise conv before it gives its result so (EfficientNet's squeeze-and-excitation pools).
 int64_t nhwc_pool_lanes(const ir::CallNode& c, const target::Target& t) {
   const auto& x = ir::as_tensor(c.args.at(0)->type);
-  const int64_t L = t.vector_lanes();
-  if (x.dtype != DType::f32 || x.shape.size() != 4) return 0;
-  return x.shape[1] % L == 0 ? L : L > 8 && x.shape[1] % 8 == 0 ? 8 : 0;
+  return x.dtype == DType::f32 && x.shape.size() == 4 ? nhwc_lanes(x.shape[1], t) : 0;
 }
 
 std::vector<Tensor> global_avg_pool_nhwc(const ir::CallNode& c, const std::vector<Tensor>& in) {

@@ -54,6 +54,10 @@ te::Axis fuse_leading(te::Stage& st, size_t n);
 // the padded rows copied in vectors.
 void schedule_grid_at(te::Schedule& s, te::Stage& out, const te::Axis& at, const te::Operation& grid,
                       const te::Operation& pad, int64_t lanes);
+// The lanes of a vector of channels in the native NHWC kernels (conv2d.nhwc, the NHWC pool):
+// the target's vector, or 8 (an AVX-512 machine running 256-bit vectors) for channel counts
+// that are whole 8-lane vectors only (MobileNet's 24, 40); 0 for neither.
+int64_t nhwc_lanes(int64_t channels, const target::Target& t);
 // Largest divisor of n that is <= cap (1 if none).
 int64_t largest_divisor(int64_t n, int64_t cap);
 // Knob candidates derived from the target: the positive values of `v` in order, each once (the
