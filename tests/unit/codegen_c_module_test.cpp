@@ -156,3 +156,83 @@ TEST(CodegenCModule, SeveralKernelsInOneLibrary) {
   run(*m, "k_square", {&x, &y});
   for (int i = 0; i < 5; ++i) EXPECT_FLOAT_EQ(y.data<float>()[i], (a.data<float>()[i] + 1) * (a.data<float>()[i] + 1));
 }
+
+namespace {
+
+// (A + k) * factor by the process's extern, then squared: each kernel calls through the extern
+// table, which only the first translation unit defines.
+tir::PrimFunc scaled_square_kernel(int k) {
+  te::Tensor A = te::placeholder({12}, DType::f32, "A");
+  te::Tensor B = te::compute({12}, [&](Expr i) { return A(i) + static_cast<float>(k); }, "B");
+  te::Tensor D = te::extern_op("D", {12}, DType::f32, {B}, "sy_test_extern_scale",
+                               {tir::int_imm(12), tir::float_imm(0.5)});
+  te::Tensor E = te::compute({12}, [&](Expr i) { return D(i) * D(i); }, "E");
+  te::Schedule s({E});
+  return te::lower(s, {A, E}, "scaled_square_" + std::to_string(k));
+}
+
+}  // namespace
+
+TEST(CodegenCModule, ALargeLibraryIsCompiledAsSeveralUnitsAtOnce) {
+  std::vector<tir::PrimFunc> funcs;
+  for (int k = 0; k < 240; ++k) funcs.push_back(scaled_square_kernel(k));
+  const codegen::CUnits units = codegen::generate_c_units(funcs, {}, 3);
+  EXPECT_EQ(units.whole, codegen::generate_c(funcs));
+  size_t bytes = 0;
+  for (const auto& u : units.units) bytes += u.size();
+  ASSERT_GE(bytes, 2 * codegen::kMinUnitBytes) << "the kernels are too small to split";
+  ASSERT_GE(units.units.size(), 2u);
+  ASSERT_LE(units.units.size(), 3u);
+  // Every kernel in exactly one unit; the tables in the first alone.
+  for (const auto& f : funcs) {
+    int n = 0;
+    for (const auto& u : units.units) n += u.find("int32_t " + f.name + "(void* const* args)") != std::string::npos;
+    EXPECT_EQ(n, 1) << f.name;
+  }
+  for (size_t u = 0; u < units.units.size(); ++u)
+    EXPECT_EQ(units.units[u].find("const char* const sy_kernel_names") != std::string::npos, u == 0) << u;
+  // One unit when asked for one, or when the kernels are few.
+  EXPECT_EQ(codegen::generate_c_units(funcs, {}, 1).units, std::vector<std::string>{units.whole});
+  EXPECT_EQ(codegen::generate_c_units({funcs[0], funcs[1]}, {}, 8).units.size(), 1u);
+
+  // Built: a compiler process per unit and one link; every kernel computes its own values.
+  const std::string dir = (std::filesystem::temp_directory_path() / ("sy-units-test-" + std::to_string(getpid()))).string();
+  std::filesystem::remove_all(dir);
+  codegen::BuildOptions o;
+  o.compile.cache_dir = dir;
+  o.compile.jobs = 3;
+  o.externs["sy_test_extern_scale"] = reinterpret_cast<void*>(&sy_test_extern_scale);
+  const int64_t before = codegen::compiler_invocations();
+  auto m = codegen::build(funcs, o);
+  const size_t expected_units = codegen::generate_c_units(funcs, {}, 4 * 3).units.size();
+  EXPECT_GE(expected_units, 2u);
+  EXPECT_EQ(codegen::compiler_invocations(), before + static_cast<int64_t>(expected_units) + 1);
+  EXPECT_EQ(m->kernel_names().size(), funcs.size());
+  EXPECT_EQ(m->generated_c(), units.whole);
+  Tensor a = random_tensor({12}, 71);
+  for (int k : {0, 1, 117, 238, 239}) {
+    Tensor e(DType::f32, {12});
+    run(*m, "scaled_square_" + std::to_string(k), {&a, &e});
+    for (int i = 0; i < 12; ++i) {
+      const float d = (a.data<float>()[i] + static_cast<float>(k)) * 0.5f;
+      EXPECT_FLOAT_EQ(e.data<float>()[i], d * d) << k << " " << i;
+    }
+  }
+  // The same kernels again: the cache's library, no compiler.
+  auto again = codegen::build(funcs, o);
+  EXPECT_EQ(again->path(), m->path());
+  EXPECT_EQ(codegen::compiler_invocations(), before + static_cast<int64_t>(expected_units) + 1);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(CodegenCModule, CompileJobsFromTheEnvironment) {
+  setenv("SWITCHYARD_COMPILE_JOBS", "3", 1);
+  EXPECT_EQ(codegen::compile_jobs(), 3);
+  codegen::CompileOptions o;
+  o.jobs = 5;
+  EXPECT_EQ(codegen::compile_jobs(o), 5);
+  setenv("SWITCHYARD_COMPILE_JOBS", "many", 1);
+  EXPECT_THROW(codegen::compile_jobs(), Error);
+  unsetenv("SWITCHYARD_COMPILE_JOBS");
+  EXPECT_GE(codegen::compile_jobs(), 1);
+}

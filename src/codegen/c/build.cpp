@@ -14,9 +14,9 @@ std::shared_ptr<Module> build(const std::vector<tir::PrimFunc>& funcs, const Bui
                   join(codegen_names(), ", ") + ")");
     return hook->build(funcs, opts);
   }
-  std::string src = generate_c(funcs, opts.source);
-  std::string so = compile_shared_library(src, opts.compile);
-  return Module::load(so, opts.externs, std::move(src));
+  CUnits src = generate_c_units(funcs, opts.source, 4 * compile_jobs(opts.compile));
+  std::string so = compile_shared_library(src.units, opts.compile);
+  return Module::load(so, opts.externs, std::move(src.whole));
 }
 
 }  // namespace sy::codegen

@@ -1,5 +1,6 @@
 #include "codegen/c/c_generator.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -485,21 +486,35 @@ void check_kernel_names(const std::vector<tir::PrimFunc>& funcs) {
   }
 }
 
-std::string generate_c(const std::vector<tir::PrimFunc>& funcs, const CSourceOptions& opts) {
+namespace {
+
+// The pieces of the source: what every unit needs (the fault codes and the preamble, whose helpers
+// are static), the exported tables, one body per kernel, the caller's extra source.
+struct CParts {
+  std::string head, tables, extra;
+  std::vector<std::string> bodies;
+  size_t num_externs = 0;
+};
+
+CParts generate_parts(const std::vector<tir::PrimFunc>& funcs, const CSourceOptions& opts) {
   check_kernel_names(funcs);
   std::map<std::string, size_t> externs;
   std::vector<std::string> extern_names;
-  std::string bodies;
+  CParts p;
   std::vector<std::string> sites;
   for (const auto& f : funcs) {
     FuncGen g(f, opts, externs, extern_names);
-    bodies.append("\n").append(g.run());
+    p.bodies.emplace_back("\n");
+    p.bodies.back() += g.run();
     sites.push_back(g.sites());
   }
+  std::ostringstream head;
+  head << "#define SY_FAULT_INT_DIV_ZERO " << kFaultIntDivZero << "\n#define SY_FAULT_INDEX_OUT_OF_RANGE "
+       << kFaultIndexOutOfRange << "\n" << kPreamble << "\n";
+  p.head = head.str();
   std::ostringstream os;
-  os << "#define SY_FAULT_INT_DIV_ZERO " << kFaultIntDivZero << "\n#define SY_FAULT_INDEX_OUT_OF_RANGE "
-     << kFaultIndexOutOfRange << "\n" << kPreamble << "\n";
   const size_t ne = extern_names.size();
+  p.num_externs = ne;
   os << "void* sy_extern_ptrs[" << (ne ? ne : 1) << "];\n";
   os << "const char* const sy_extern_names[" << (ne ? ne : 1) << "] = {";
   for (size_t i = 0; i < ne; ++i) os << (i ? ", " : "") << "\"" << extern_names[i] << "\"";
@@ -515,9 +530,58 @@ std::string generate_c(const std::vector<tir::PrimFunc>& funcs, const CSourceOpt
   for (size_t i = 0; i < funcs.size(); ++i) os << (i ? ", " : "") << "\"" << sites[i] << "\"";
   if (funcs.empty()) os << "0";
   os << "};\nconst int32_t sy_kernel_count = " << funcs.size() << ";\n";
-  os << bodies;
-  if (!opts.extra_source.empty()) os << "\n" << opts.extra_source << "\n";
-  return os.str();
+  p.tables = os.str();
+  if (!opts.extra_source.empty()) p.extra.append("\n").append(opts.extra_source).append("\n");
+  return p;
+}
+
+std::string whole_source(const CParts& p) {
+  std::string s = p.head + p.tables;
+  for (const auto& b : p.bodies) s += b;
+  return s + p.extra;
+}
+
+}  // namespace
+
+std::string generate_c(const std::vector<tir::PrimFunc>& funcs, const CSourceOptions& opts) {
+  return whole_source(generate_parts(funcs, opts));
+}
+
+CUnits generate_c_units(const std::vector<tir::PrimFunc>& funcs, const CSourceOptions& opts, int max_units) {
+  CParts p = generate_parts(funcs, opts);
+  CUnits out;
+  out.whole = whole_source(p);
+  size_t body_bytes = 0;
+  for (const auto& b : p.bodies) body_bytes += b.size();
+  // A unit is worth its own compiler process from about a second of GCC's time (~40 KB of
+  // kernels): below, the second process's start-up and the link cost more than they save.
+  const size_t by_size = body_bytes / kMinUnitBytes;
+  const size_t n = std::min({static_cast<size_t>(std::max(1, max_units)), by_size, p.bodies.size()});
+  if (n <= 1) {
+    out.units = {out.whole};
+    return out;
+  }
+  // Largest kernels first, each to the lightest unit: the units finish together.
+  std::vector<size_t> order(p.bodies.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return p.bodies[a].size() > p.bodies[b].size(); });
+  std::vector<std::vector<size_t>> members(n);
+  std::vector<size_t> load(n, 0);
+  for (size_t i : order) {
+    const size_t u = static_cast<size_t>(std::min_element(load.begin(), load.end()) - load.begin());
+    members[u].push_back(i);
+    load[u] += p.bodies[i].size();
+  }
+  const std::string extern_decl =
+      "extern void* sy_extern_ptrs[" + std::to_string(p.num_externs ? p.num_externs : 1) + "];\n";
+  for (size_t u = 0; u < n; ++u) {
+    std::sort(members[u].begin(), members[u].end());  // the kernels in the order of the whole source
+    std::string s = p.head + (u == 0 ? p.tables : extern_decl);
+    for (size_t i : members[u]) s += p.bodies[i];
+    if (u == 0) s += p.extra;
+    out.units.push_back(std::move(s));
+  }
+  return out;
 }
 
 }  // namespace sy::codegen

@@ -23,6 +23,17 @@ struct CSourceOptions {
 
 std::string generate_c(const std::vector<tir::PrimFunc>& funcs, const CSourceOptions& opts = {});
 
+// The same library as up to max_units translation units of about equal size, for compiler
+// processes that run at once (compiler.h), and the whole source as generate_c gives it. The first
+// unit holds the exported tables and extra_source, each unit the preamble (its helpers are static)
+// and whole kernels. A source too small to gain from it is one unit, the whole.
+struct CUnits {
+  std::string whole;
+  std::vector<std::string> units;
+};
+inline constexpr size_t kMinUnitBytes = 40 * 1024;
+CUnits generate_c_units(const std::vector<tir::PrimFunc>& funcs, const CSourceOptions& opts, int max_units);
+
 // sy::Error unless every kernel name is a C identifier not starting with sy_, and unique (the
 // names are exported symbols of the library, whatever generates it).
 void check_kernel_names(const std::vector<tir::PrimFunc>& funcs);

@@ -5,14 +5,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
 #include <sstream>
+#include <thread>
 
 #include "support/error.h"
 #include "target/host.h"
@@ -117,15 +120,61 @@ std::string content_hash(const std::string& data) {
   return buf;
 }
 
-std::string compile_shared_library(const std::string& source, const CompileOptions& opts) {
-  const fs::path dir = opts.cache_dir.empty() ? default_cache_dir() : opts.cache_dir;
-  const std::vector<std::string> target_flags =
-      opts.target_flags.empty() ? target::host().compiler_flags() : opts.target_flags;
+namespace {
+
+// What a compile of the library keys on besides its source: the compiler's identity and every flag.
+std::string key_prefix(const CompileOptions& opts, const std::vector<std::string>& target_flags) {
   std::string key_text = compiler_identity(opts.cc) + "\n" + opts.cc;
   for (const auto& f : opts.flags) key_text.append(" ").append(f);
   for (const auto& f : target_flags) key_text.append(" ").append(f);
-  key_text += " -lmvec -lm";
-  const std::string key = content_hash(key_text + "\n" + source);
+  return key_text + " -lmvec -lm";
+}
+
+// Runs argv with its output in log; on failure removes `remove`, keeps `source` for inspection and
+// throws with the compiler's first error lines.
+void run_compiler(const std::vector<std::string>& argv, const fs::path& log, const fs::path& source,
+                  const fs::path& remove) {
+  ++g_invocations;
+  const int rc = run_command(argv, log.string());
+  const std::string out = read_file(log);
+  std::error_code ec;
+  fs::remove(log, ec);
+  if (rc == 0) return;
+  fs::remove(remove, ec);
+  std::string cmd;
+  for (const auto& a : argv) cmd += (cmd.empty() ? "" : " ") + a;
+  throw Error("codegen: the C compiler failed (exit " + std::to_string(rc) + ") on " + source.string() + ":" +
+              first_error_lines(out, 8) + "\n  command: " + cmd);
+}
+
+}  // namespace
+
+int compile_jobs(const CompileOptions& opts) {
+  if (opts.jobs > 0) return opts.jobs;
+  if (const char* j = std::getenv("SWITCHYARD_COMPILE_JOBS"); j && *j) {
+    char* end = nullptr;
+    const long v = std::strtol(j, &end, 10);
+    if (*end || v < 1 || v > 1024)
+      throw Error("SWITCHYARD_COMPILE_JOBS='" + std::string(j) + "': expected a number of compiler processes from 1 to 1024");
+    return static_cast<int>(v);
+  }
+  return std::max(1, target::host().cores);
+}
+
+std::string compile_shared_library(const std::string& source, const CompileOptions& opts) {
+  return compile_shared_library(std::vector<std::string>{source}, opts);
+}
+
+std::string compile_shared_library(const std::vector<std::string>& units, const CompileOptions& opts) {
+  if (units.empty()) throw Error("codegen: no C source to compile");
+  const fs::path dir = opts.cache_dir.empty() ? default_cache_dir() : opts.cache_dir;
+  const std::vector<std::string> target_flags =
+      opts.target_flags.empty() ? target::host().compiler_flags() : opts.target_flags;
+  // One unit keys as it always did; several key on all of them, in order (a different split of
+  // the same kernels is another library, built once).
+  std::string text = key_prefix(opts, target_flags) + "\n" + units[0];
+  for (size_t u = 1; u < units.size(); ++u) text.append("\n// unit ").append(std::to_string(u)).append("\n").append(units[u]);
+  const std::string key = content_hash(text);
   const fs::path so = dir / (key + ".so");
   std::error_code ec;
   if (fs::exists(so, ec)) return so.string();
@@ -135,27 +184,71 @@ std::string compile_shared_library(const std::string& source, const CompileOptio
   const std::string tag = std::to_string(getpid()) + "-" + std::to_string(attempt++);
   // Every file of this attempt has a unique name until the final renames, so concurrent builds
   // of the same source (other processes, other threads) never see each other's partial files.
-  const fs::path src_final = dir / (key + ".c");
-  const fs::path src = dir / (key + "-" + tag + ".c");
   const fs::path tmp = dir / (key + ".so.tmp-" + tag);
-  const fs::path log = dir / (key + ".log-" + tag);
-  write_file(src, source);
-  std::vector<std::string> argv = {opts.cc};
-  argv.insert(argv.end(), opts.flags.begin(), opts.flags.end());
-  argv.insert(argv.end(), target_flags.begin(), target_flags.end());
-  argv.insert(argv.end(), {"-o", tmp.string(), src.string(), "-lmvec", "-lm"});
-  ++g_invocations;
-  const int rc = run_command(argv, log.string());
-  const std::string out = read_file(log);
-  fs::remove(log, ec);
-  if (rc != 0) {  // the source stays for inspection under the name the messages use
-    fs::remove(tmp, ec);
-    std::string cmd;
-    for (const auto& a : argv) cmd += (cmd.empty() ? "" : " ") + a;
-    throw Error("codegen: the C compiler failed (exit " + std::to_string(rc) + ") on " + src.string() + ":" +
-                first_error_lines(out, 8) + "\n  command: " + cmd);
+  std::vector<std::string> common = {opts.cc};
+  common.insert(common.end(), opts.flags.begin(), opts.flags.end());
+  common.insert(common.end(), target_flags.begin(), target_flags.end());
+  if (units.size() == 1) {
+    const fs::path src = dir / (key + "-" + tag + ".c");
+    write_file(src, units[0]);
+    std::vector<std::string> argv = common;
+    argv.insert(argv.end(), {"-o", tmp.string(), src.string(), "-lmvec", "-lm"});
+    run_compiler(argv, dir / (key + ".log-" + tag), src, tmp);
+    fs::rename(src, dir / (key + ".c"), ec);
+  } else {
+    // Each unit by its own compiler process, up to compile_jobs at a time, then one link.
+    std::vector<fs::path> srcs, objs;
+    for (size_t u = 0; u < units.size(); ++u) {
+      const std::string stem = key + "-" + tag + "-" + std::to_string(u);
+      srcs.push_back(dir / (stem + ".c"));
+      objs.push_back(dir / (stem + ".o"));
+      write_file(srcs[u], units[u]);
+    }
+    std::atomic<size_t> next{0};
+    std::mutex mu;
+    std::exception_ptr failure;
+    std::vector<char> compiled(units.size(), 0);
+    auto worker = [&] {
+      for (size_t u; (u = next++) < units.size();) {
+        std::vector<std::string> argv = common;
+        argv.insert(argv.end(), {"-c", "-o", objs[u].string(), srcs[u].string()});
+        try {
+          run_compiler(argv, dir / (key + ".log-" + tag + "-" + std::to_string(u)), srcs[u], objs[u]);
+          compiled[u] = 1;
+        } catch (...) {
+          std::lock_guard<std::mutex> lock(mu);
+          if (!failure) failure = std::current_exception();
+        }
+      }
+    };
+    const size_t workers = std::min(units.size(), static_cast<size_t>(compile_jobs(opts)));
+    std::vector<std::thread> threads;
+    for (size_t w = 1; w < workers; ++w) threads.emplace_back(worker);
+    worker();
+    for (auto& t : threads) t.join();
+    auto remove_objs = [&] {
+      for (const auto& o : objs) fs::remove(o, ec);
+    };
+    if (failure) {  // the failing unit's source stays, under the name the message gives
+      remove_objs();
+      for (size_t u = 0; u < units.size(); ++u)
+        if (compiled[u]) fs::remove(srcs[u], ec);
+      std::rethrow_exception(failure);
+    }
+    std::vector<std::string> link = common;
+    link.insert(link.end(), {"-o", tmp.string()});
+    for (const auto& o : objs) link.push_back(o.string());
+    link.insert(link.end(), {"-lmvec", "-lm"});
+    try {
+      run_compiler(link, dir / (key + ".log-" + tag + "-link"), objs[0], tmp);
+    } catch (...) {
+      remove_objs();
+      throw;
+    }
+    remove_objs();
+    for (size_t u = 0; u < units.size(); ++u)
+      fs::rename(srcs[u], dir / (key + "-" + std::to_string(u) + ".c"), ec);
   }
-  fs::rename(src, src_final, ec);
   fs::rename(tmp, so, ec);  // atomic: a concurrent build of the same source writes the same bytes
   if (ec) throw Error("codegen: cannot move " + tmp.string() + " into the cache: " + ec.message());
   return so.string();

@@ -15,7 +15,13 @@ struct CompileOptions {
   std::vector<std::string> target_flags;
   // Empty: default_cache_dir().
   std::string cache_dir;
+  // Compiler processes at once for a library of several units; 0: compile_jobs' default.
+  int jobs = 0;
 };
+
+// opts.jobs if set, else $SWITCHYARD_COMPILE_JOBS (sy::Error unless 1-1024), else the CPUs this
+// process may run on.
+int compile_jobs(const CompileOptions& opts = {});
 
 // $SWITCHYARD_CACHE_DIR, else $XDG_CACHE_HOME/switchyard, else ~/.cache/switchyard.
 std::string default_cache_dir();
@@ -24,6 +30,10 @@ std::string default_cache_dir();
 // key covers the source, the compiler's identity and every flag (the target's among them). Throws
 // sy::Error with the compiler's first error lines if compilation fails.
 std::string compile_shared_library(const std::string& source, const CompileOptions& opts = {});
+// The same for a library of several translation units (c_generator.h's generate_c_units): each
+// compiled to an object by its own compiler process, compile_jobs(opts) at a time, then linked.
+// The cache key covers every unit in order; the sources stay in the cache as KEY-U.c.
+std::string compile_shared_library(const std::vector<std::string>& units, const CompileOptions& opts = {});
 
 // The first line of `cc --version` (e.g. "cc (Debian 12.2.0-14) 12.2.0"): part of the cache key
 // and of tuning records' validators. sy::Error if the compiler cannot be run.
