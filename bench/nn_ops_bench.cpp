@@ -60,6 +60,16 @@ Case conv_case(const std::string& name, Shape x, Shape w, int64_t stride, int64_
   return c;
 }
 
+// EfficientNet's convolutions: x * sigmoid(x) (SiLU) fused after the conv and its bias.
+Case conv_silu_case(const std::string& name, Shape x, Shape w, int64_t stride, int64_t pad, int64_t groups) {
+  Case c = conv_case(name, std::move(x), std::move(w), stride, pad, groups, false);
+  ir::Expr& f = c.module.functions["main"];
+  const auto* fn = static_cast<const ir::FunctionNode*>(f.get());
+  ir::Expr conv = fn->body;
+  f = ir::function(fn->params, ir::call(ops::OpCode::Mul, {conv, ir::call(ops::OpCode::Sigmoid, {conv})}));
+  return c;
+}
+
 Case dense_case(const std::string& name, int64_t M, int64_t K, int64_t N) {
   ir::Expr xv = ir::var("x", ir::tensor_type({M, K}, DType::f32));
   ir::Expr body = ir::call(ops::OpCode::Dense, {xv, ir::constant(random({N, K}, 4)), ir::constant(random({N}, 5))});
@@ -254,6 +264,12 @@ int main(int argc, char** argv) {
       conv_case("conv1x1 960->320 7x7", {1, 960, 7, 7}, {320, 960, 1, 1}, 1, 0, 1, false),
       conv_case("conv1x1 160->960 7x7 +relu", {1, 160, 7, 7}, {960, 160, 1, 1}, 1, 0, 1, true),
       conv_case("conv1x1 320->1280 7x7 +relu", {1, 320, 7, 7}, {1280, 320, 1, 1}, 1, 0, 1, true),
+      conv_silu_case("conv1x1 80->480 14x14 +silu", {1, 80, 14, 14}, {480, 80, 1, 1}, 1, 0, 1),
+      conv_case("conv1x1 80->480 14x14", {1, 80, 14, 14}, {480, 80, 1, 1}, 1, 0, 1, false),
+      conv_silu_case("conv1x1 192->1152 7x7 +silu", {1, 192, 7, 7}, {1152, 192, 1, 1}, 1, 0, 1),
+      conv_silu_case("conv1x1 24->144 56x56 +silu", {1, 24, 56, 56}, {144, 24, 1, 1}, 1, 0, 1),
+      conv_silu_case("depthwise3x3 480 14x14 +silu", {1, 480, 14, 14}, {480, 1, 3, 3}, 1, 1, 480),
+      conv_case("depthwise3x3 480 14x14", {1, 480, 14, 14}, {480, 1, 3, 3}, 1, 1, 480, false),
       conv_case("conv1x1 96->576 14x14 +relu", {1, 96, 14, 14}, {576, 96, 1, 1}, 1, 0, 1, true),
       conv_case("conv1x1 64->384 14x14 +relu", {1, 64, 14, 14}, {384, 64, 1, 1}, 1, 0, 1, true),
       // DenseNet-121's bottlenecks: 128 outputs from 256..1024 input channels, BN+ReLU after.

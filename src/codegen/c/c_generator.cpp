@@ -88,6 +88,35 @@ static inline int64_t sy_floormod_f(int64_t a, int64_t b, int* f) { if (b == 0) 
 SY_FMINMAX(float, uint32_t) SY_FMINMAX(double, uint64_t) SY_MINMAX(int8_t, int8_t) SY_MINMAX(int16_t, int16_t)
 SY_MINMAX(int32_t, int32_t) SY_MINMAX(int64_t, int64_t) SY_MINMAX(uint8_t, uint8_t) SY_MINMAX(bool, bool)
 static inline void* sy_alloc(size_t n) { return aligned_alloc(64, (n + 63) / 64 * 64); }
+// exp of a float, inline so that a vector loop computes it in its registers: libmvec's expf is
+// a call, around which GCC saves the loop's vector registers (SiLU, x / (1 + exp(-x)), ran 20%
+// slower with it). exp(x) = 2^n exp(r), n = round(x / ln 2) by the 1.5 * 2^23 shifter, r = x - n ln 2
+// in two parts, exp(r) by Cephes' degree-7 polynomial (1.3 ulp at most against double exp over
+// the float range), 2^n in two factors so that denormal results stay exact; NaN gives NaN,
+// -inf and x < -104 give 0, +inf and x > 89 give inf.
+static inline float sy_expf(float x) {
+  const float shifter = 12582912.0f;
+  const float t = x * 1.44269504088896341f + shifter;
+  union { float f; int32_t i; } tb = {t};
+  const float n = t - shifter;
+  float r = n * -0.693145751953125f + x;
+  r = n * -1.428606765330187e-06f + r;
+  float p = 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  const float y = p * r * r + r + 1.0f;
+  int32_t ni = tb.i - 0x4B400000;
+  ni = ni < -150 ? -150 : ni;
+  ni = ni > 128 ? 128 : ni;
+  const int32_t n1 = ni >> 1, n2 = ni - n1;
+  union { int32_t i; float f; } s1 = {(n1 + 127) << 23}, s2 = {(n2 + 127) << 23};
+  float res = y * s1.f * s2.f;
+  res = x < -104.0f ? 0.0f : res;
+  return x > 89.0f ? INFINITY : res;
+}
 // SIMD variants from glibc's libmvec (linked with -lmvec), so that vector loops calling these
 // functions vectorize (glibc declares them itself only under -ffast-math).
 #define SY_SIMD_MATH(N) \
@@ -256,6 +285,8 @@ class FuncGen {
         if (fn == "abs") {
           if (is_float(e->dtype)) fn = e->dtype == DType::f32 ? "fabsf" : "fabs";
           else fn = std::string("sy_abs_") + c_type(e->dtype);
+        } else if (e->dtype == DType::f32 && fn == "exp") {
+          fn = "sy_expf";
         } else if (e->dtype == DType::f32 && is_f32_math(fn)) {
           fn += "f";
         }
