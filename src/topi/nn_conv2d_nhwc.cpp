@@ -105,11 +105,14 @@ void schedule_nhwc(GroupSchedule& g) {
   const Tensor& anchor = g.anchor_outputs.at(0);
   const te::Operation pw = find_stage(anchor, "conv2d_nhwc"), dw = find_stage(anchor, "conv2d_nhwc_dw"),
                       wt = find_stage(anchor, "conv2d_nhwc_wt");
-  if (g.outputs.size() != 1 || (!pw && !dw) || !inline_all_but(g, {pw, dw, wt})) return schedule_injective(g);
   // A conv of one pixel whose result scales a larger tensor (squeeze-and-excitation): the conv
-  // once, the scaling elementwise, over the channels innermost when stored so.
-  if (anchor.shape()[2] * anchor.shape()[3] == 1 && numel(g.outputs[0].shape()) > numel(anchor.shape()))
+  // and its sigmoid once per channel, the scaling elementwise, over the channels innermost when
+  // stored so. (With the sigmoid inlined into the scaling, EfficientNet-B0 ran 2.4 million exps
+  // for 4,000 channels.)
+  if (g.outputs.size() == 1 && pw && anchor.shape()[2] * anchor.shape()[3] == 1 &&
+      numel(g.outputs[0].shape()) > numel(anchor.shape()))
     return schedule_injective(g);
+  if (g.outputs.size() != 1 || (!pw && !dw) || !inline_all_but(g, {pw, dw, wt})) return schedule_injective(g);
   te::Stage& out = s[g.outputs[0]];
   // The result stored NHWC (kept for the next call), or plain NCHW: then the channels, a vector
   // in the accumulators, are written a lane per plane (the end of a chain pays it once).

@@ -28,18 +28,27 @@ void schedule_output(te::Stage& st, const GroupSchedule& g) {
   for (size_t d = 1; d < nd; ++d) fused = st.fuse(fused, st.axis(d));
   const int64_t n = numel(op->shape);
   if (op->is_reduction()) {
-    // When no read walks memory along a reduce axis in its innermost index, the innermost data
-    // axis is the contiguous one: loop the reduction outside vector-wide blocks of outputs.
-    const auto& raxes = op->reduce_axes();
-    bool reduce_inner = false;
-    tir::visit_expr(op->body, [&](const tir::Expr& e) {
-      if (e->kind != tir::ExprKind::TensorRead || e->operands.empty()) return;
-      for (const auto& r : raxes) reduce_inner |= tir::uses_var(e->operands.back(), r.var);
-    });
     // Trailing axes of extent 1 (a 1x1 conv on a 1x1 plane, (1, C, 1, 1)) leave the axis before
     // them the contiguous one.
     int64_t back = 1;
-    for (auto d = op->shape.rbegin(); d != op->shape.rend() && back == 1; ++d) back = *d;
+    size_t back_axis = nd;
+    for (size_t d = nd; d-- > 0 && back == 1;) back = op->shape[d], back_axis = d;
+    // When no read walks memory along a reduce axis in its innermost index, the innermost data
+    // axis is the contiguous one: loop the reduction outside vector-wide blocks of outputs. A
+    // read that does not depend on that axis is one value for a whole vector of outputs (the
+    // pooled pixel of a squeeze-and-excitation conv, kept NHWC: one broadcast per input
+    // channel), and a reduce axis of extent 1 walks nothing: neither keeps the outputs scalar
+    // (the conv of 48 -> 1152 channels took 0.05 ms so).
+    const auto& raxes = op->reduce_axes();
+    const tir::Expr inner_var = back_axis < op->axes.size() ? op->axes[back_axis].var : nullptr;
+    bool reduce_inner = false;
+    tir::visit_expr(op->body, [&](const tir::Expr& e) {
+      if (e->kind != tir::ExprKind::TensorRead || e->operands.empty()) return;
+      bool on_inner = !inner_var;
+      for (const auto& x : e->operands) on_inner |= inner_var && tir::uses_var(x, inner_var);
+      if (!on_inner) return;
+      for (const auto& r : raxes) reduce_inner |= r.extent > 1 && tir::uses_var(e->operands.back(), r.var);
+    });
     if (!reduce_inner && back >= g.vector_lanes) {
       auto [outer, inner] = st.split(fused, g.vector_lanes);
       std::vector<te::Axis> order = {outer};

@@ -145,6 +145,32 @@ TEST(NhwcChain, RecordsChoicesStand) {
   EXPECT_EQ(count(nc, "conv2d.nhwc"), 0);
 }
 
+ir::Expr silu(const ir::Expr& x) { return ir::call(OpCode::Mul, {x, ir::call(OpCode::Sigmoid, {x})}); }
+
+TEST(NhwcChain, ExcitationComputesItsSigmoidOncePerChannel) {
+  // EfficientNet's block: a SiLU expansion, a depthwise conv, a squeeze-and-excitation (pool,
+  // 1x1 conv of one pixel, SiLU, 1x1 conv, sigmoid, scaling the depthwise result), the
+  // projection and the residual add. The excitation's kernel computes its sigmoid over the 64
+  // channels, not again for each of the 64x14x14 elements it scales.
+  ir::Expr x = ir::var("x", ir::tensor_type({1, 16, 14, 14}, DType::f32));
+  ir::Expr e = silu(conv(x, 16, 64, 1, 1, 1, 31));
+  ir::Expr d = silu(conv(e, 64, 64, 3, 1, 64, 33));
+  ir::Expr sq = silu(conv(ir::call(OpCode::GlobalAvgPool2d, {d}), 64, 8, 1, 1, 1, 35));
+  ir::Expr scaled = ir::call(OpCode::Mul, {d, ir::call(OpCode::Sigmoid, {conv(sq, 8, 64, 1, 1, 1, 37)})});
+  ir::Expr out = ir::call(OpCode::Add, {conv(scaled, 64, 16, 1, 1, 1, 39), x});
+  ir::Module m;
+  m.functions["main"] = ir::function({x}, out);
+  for (const target::Target& t : targets()) {
+    native::CompileOptions o;
+    o.target = t;
+    native::Compiled nc = native::compile_native(m, o);
+    EXPECT_GE(count(nc, "conv2d.nhwc"), 4) << t.str();
+    EXPECT_NE(nc.generated_c.find("float sigmoid[64]"), std::string::npos) << t.str();
+    nativetest::expect_reference_values(m, nc, {topitest::random(DType::f32, {1, 16, 14, 14}, -1, 1, 41)},
+                                        "an excitation block on " + t.str());
+  }
+}
+
 TEST(NhwcChain, OffAChainTheNchwImplementationsStay) {
   // A 3x3 conv between 1x1 convs (ResNet's bottleneck): no depthwise conv, no chain.
   ir::Expr x = ir::var("x", ir::tensor_type({1, 32, 14, 14}, DType::f32));
