@@ -109,7 +109,7 @@ void schedule_nhwc(GroupSchedule& g) {
   // and its sigmoid once per channel, the scaling elementwise, over the channels innermost when
   // stored so. (With the sigmoid inlined into the scaling, EfficientNet-B0 ran 2.4 million exps
   // for 4,000 channels.)
-  if (g.outputs.size() == 1 && pw && anchor.shape()[2] * anchor.shape()[3] == 1 &&
+  if (g.outputs.size() == 1 && (pw || dw) && anchor.shape()[2] * anchor.shape()[3] == 1 &&
       numel(g.outputs[0].shape()) > numel(anchor.shape()))
     return schedule_injective(g);
   if (g.outputs.size() != 1 || (!pw && !dw) || !inline_all_but(g, {pw, dw, wt})) return schedule_injective(g);

@@ -204,7 +204,7 @@ TEST(CodegenCModule, ALargeLibraryIsCompiledAsSeveralUnitsAtOnce) {
   o.externs["sy_test_extern_scale"] = reinterpret_cast<void*>(&sy_test_extern_scale);
   const int64_t before = codegen::compiler_invocations();
   auto m = codegen::build(funcs, o);
-  const size_t expected_units = codegen::generate_c_units(funcs, {}, 4 * 3).units.size();
+  const size_t expected_units = codegen::generate_c_units(funcs, {}, codegen::kMaxUnits).units.size();
   EXPECT_GE(expected_units, 2u);
   EXPECT_EQ(codegen::compiler_invocations(), before + static_cast<int64_t>(expected_units) + 1);
   EXPECT_EQ(m->kernel_names().size(), funcs.size());

@@ -14,7 +14,7 @@ std::shared_ptr<Module> build(const std::vector<tir::PrimFunc>& funcs, const Bui
                   join(codegen_names(), ", ") + ")");
     return hook->build(funcs, opts);
   }
-  CUnits src = generate_c_units(funcs, opts.source, 4 * compile_jobs(opts.compile));
+  CUnits src = generate_c_units(funcs, opts.source, kMaxUnits);
   std::string so = compile_shared_library(src.units, opts.compile);
   return Module::load(so, opts.externs, std::move(src.whole));
 }

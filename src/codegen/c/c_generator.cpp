@@ -93,11 +93,14 @@ static inline void* sy_alloc(size_t n) { return aligned_alloc(64, (n + 63) / 64 
 // slower with it). exp(x) = 2^n exp(r), n = round(x / ln 2) by the 1.5 * 2^23 shifter, r = x - n ln 2
 // in two parts, exp(r) by Cephes' degree-7 polynomial (1.3 ulp at most against double exp over
 // the float range), 2^n in two factors so that denormal results stay exact; NaN gives NaN,
-// -inf and x < -104 give 0, +inf and x > 89 give inf.
+// -inf and x < -104 give 0, +inf and x > 89 give inf. The two ends are picked without a
+// select: GCC made branches of them, and without masked arithmetic (AVX2, SSE) a loop with
+// branches around the polynomial is not vectorized at all (SiLU 6x slower there).
 static inline float sy_expf(float x) {
   const float shifter = 12582912.0f;
   const float t = x * 1.44269504088896341f + shifter;
-  union { float f; int32_t i; } tb = {t};
+  uint32_t tb;
+  memcpy(&tb, &t, sizeof tb);
   const float n = t - shifter;
   float r = n * -0.693145751953125f + x;
   r = n * -1.428606765330187e-06f + r;
@@ -108,14 +111,16 @@ static inline float sy_expf(float x) {
   p = p * r + 1.6666665459e-1f;
   p = p * r + 5.0000001201e-1f;
   const float y = p * r * r + r + 1.0f;
-  int32_t ni = tb.i - 0x4B400000;
+  int32_t ni = (int32_t)(tb - 0x4B400000u);
   ni = ni < -150 ? -150 : ni;
   ni = ni > 128 ? 128 : ni;
   const int32_t n1 = ni >> 1, n2 = ni - n1;
-  union { int32_t i; float f; } s1 = {(n1 + 127) << 23}, s2 = {(n2 + 127) << 23};
-  float res = y * s1.f * s2.f;
-  res = x < -104.0f ? 0.0f : res;
-  return x > 89.0f ? INFINITY : res;
+  const uint32_t b1 = (uint32_t)(n1 + 127) << 23, b2 = (uint32_t)(n2 + 127) << 23;
+  float s1, s2;
+  memcpy(&s1, &b1, sizeof s1);
+  memcpy(&s2, &b2, sizeof s2);
+  const float res = sy_pick_float(x < -104.0f, 0.0f, y * s1 * s2);
+  return sy_pick_float(x > 89.0f, INFINITY, res);
 }
 // SIMD variants from glibc's libmvec (linked with -lmvec), so that vector loops calling these
 // functions vectorize (glibc declares them itself only under -ffast-math).

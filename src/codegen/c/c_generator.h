@@ -32,6 +32,11 @@ struct CUnits {
   std::vector<std::string> units;
 };
 inline constexpr size_t kMinUnitBytes = 40 * 1024;
+// What the native path asks for, whatever the machine's CPUs, so that a library's cache key does
+// not depend on them: EfficientNet-B0's kernels (2.2 MB of C) took 62 s as one unit, 58 s as 8
+// compiled one after another (GCC's time grows faster than the source), 34 s as 8 on 2 cores,
+// 37 s as 16.
+inline constexpr int kMaxUnits = 8;
 CUnits generate_c_units(const std::vector<tir::PrimFunc>& funcs, const CSourceOptions& opts, int max_units);
 
 // sy::Error unless every kernel name is a C identifier not starting with sy_, and unique (the

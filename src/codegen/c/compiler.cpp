@@ -15,6 +15,7 @@
 #include <fstream>
 #include <mutex>
 #include <sstream>
+#include <system_error>
 #include <thread>
 
 #include "support/error.h"
@@ -197,6 +198,7 @@ std::string compile_shared_library(const std::vector<std::string>& units, const 
     fs::rename(src, dir / (key + ".c"), ec);
   } else {
     // Each unit by its own compiler process, up to compile_jobs at a time, then one link.
+    const size_t workers = std::min(units.size(), static_cast<size_t>(compile_jobs(opts)));
     std::vector<fs::path> srcs, objs;
     for (size_t u = 0; u < units.size(); ++u) {
       const std::string stem = key + "-" + tag + "-" + std::to_string(u);
@@ -210,9 +212,9 @@ std::string compile_shared_library(const std::vector<std::string>& units, const 
     std::vector<char> compiled(units.size(), 0);
     auto worker = [&] {
       for (size_t u; (u = next++) < units.size();) {
-        std::vector<std::string> argv = common;
-        argv.insert(argv.end(), {"-c", "-o", objs[u].string(), srcs[u].string()});
         try {
+          std::vector<std::string> argv = common;
+          argv.insert(argv.end(), {"-c", "-o", objs[u].string(), srcs[u].string()});
           run_compiler(argv, dir / (key + ".log-" + tag + "-" + std::to_string(u)), srcs[u], objs[u]);
           compiled[u] = 1;
         } catch (...) {
@@ -221,9 +223,14 @@ std::string compile_shared_library(const std::vector<std::string>& units, const 
         }
       }
     };
-    const size_t workers = std::min(units.size(), static_cast<size_t>(compile_jobs(opts)));
     std::vector<std::thread> threads;
-    for (size_t w = 1; w < workers; ++w) threads.emplace_back(worker);
+    for (size_t w = 1; w < workers; ++w) {
+      try {
+        threads.emplace_back(worker);
+      } catch (const std::system_error&) {  // no more threads: the ones started do the rest
+        break;
+      }
+    }
     worker();
     for (auto& t : threads) t.join();
     auto remove_objs = [&] {
@@ -240,7 +247,7 @@ std::string compile_shared_library(const std::vector<std::string>& units, const 
     for (const auto& o : objs) link.push_back(o.string());
     link.insert(link.end(), {"-lmvec", "-lm"});
     try {
-      run_compiler(link, dir / (key + ".log-" + tag + "-link"), objs[0], tmp);
+      run_compiler(link, dir / (key + ".log-" + tag + "-link"), srcs[0], tmp);  // the units' sources stay
     } catch (...) {
       remove_objs();
       throw;
