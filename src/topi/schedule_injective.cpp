@@ -38,10 +38,9 @@ void schedule_output(te::Stage& st, const GroupSchedule& g) {
     // read that does not depend on that axis is one value for a whole vector of outputs (the
     // pooled pixel of a squeeze-and-excitation conv, kept NHWC: one broadcast per input
     // channel), and a reduce axis of extent 1 walks nothing: neither keeps the outputs scalar
-    // (the conv of 48 -> 1152 channels took 0.05 ms so).
-    // Both only where the vectors of outputs are whole rows of that axis and every read that
-    // depends on it does so in its innermost index (contiguous lanes): otherwise each read
-    // counts, as it did before.
+    // (the conv of 48 -> 1152 channels took 0.05 ms so). Both only where the vectors of outputs
+    // are whole rows of that axis and every read that depends on it does so in its innermost
+    // index (contiguous lanes): otherwise each read counts.
     const auto& raxes = op->reduce_axes();
     const tir::Expr inner_var = back_axis < op->axes.size() ? op->axes[back_axis].var : nullptr;
     std::vector<tir::Expr> reads;
@@ -49,7 +48,7 @@ void schedule_output(te::Stage& st, const GroupSchedule& g) {
       if (e->kind == tir::ExprKind::TensorRead && !e->operands.empty()) reads.push_back(e);
     });
     bool exempt = inner_var && back % g.vector_lanes == 0;
-    for (const auto& e : reads) {
+    for (const auto& e : exempt ? reads : std::vector<tir::Expr>{}) {
       bool uses = false;
       for (const auto& x : e->operands) uses |= tir::uses_var(x, inner_var);
       if (uses && !tir::uses_var(e->operands.back(), inner_var)) exempt = false;

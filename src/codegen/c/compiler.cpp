@@ -162,6 +162,76 @@ int compile_jobs(const CompileOptions& opts) {
   return std::max(1, target::host().cores);
 }
 
+namespace {
+
+// The units' objects, each by its own compiler process, compile_jobs(opts) at a time, linked into
+// tmp; their sources then stay in the cache as KEY-U.c (the failing one's, on failure, under the
+// name the message gives).
+void compile_and_link(const std::vector<std::string>& units, const std::vector<std::string>& common,
+                      const CompileOptions& opts, const fs::path& dir, const std::string& key, const std::string& tag,
+                      const fs::path& tmp) {
+  std::error_code ec;
+  const size_t workers = std::min(units.size(), static_cast<size_t>(compile_jobs(opts)));
+  std::vector<fs::path> srcs, objs;
+  for (size_t u = 0; u < units.size(); ++u) {
+    const std::string stem = key + "-" + tag + "-" + std::to_string(u);
+    srcs.push_back(dir / (stem + ".c"));
+    objs.push_back(dir / (stem + ".o"));
+    write_file(srcs[u], units[u]);
+  }
+  std::atomic<size_t> next{0};
+  std::mutex mu;
+  std::exception_ptr failure;
+  std::vector<char> compiled(units.size(), 0);
+  auto worker = [&] {
+    for (size_t u; (u = next++) < units.size();) {
+      try {
+        std::vector<std::string> argv = common;
+        argv.insert(argv.end(), {"-c", "-o", objs[u].string(), srcs[u].string()});
+        run_compiler(argv, dir / (key + ".log-" + tag + "-" + std::to_string(u)), srcs[u], objs[u]);
+        compiled[u] = 1;
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(mu);
+        if (!failure) failure = std::current_exception();
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (size_t w = 1; w < workers; ++w) {
+    try {
+      threads.emplace_back(worker);
+    } catch (const std::system_error&) {  // no more threads: the ones started do the rest
+      break;
+    }
+  }
+  worker();
+  for (auto& t : threads) t.join();
+  auto remove_objs = [&] {
+    for (const auto& o : objs) fs::remove(o, ec);
+  };
+  if (failure) {  // the failing unit's source stays, under the name the message gives
+    remove_objs();
+    for (size_t u = 0; u < units.size(); ++u)
+      if (compiled[u]) fs::remove(srcs[u], ec);
+    std::rethrow_exception(failure);
+  }
+  std::vector<std::string> link = common;
+  link.insert(link.end(), {"-o", tmp.string()});
+  for (const auto& o : objs) link.push_back(o.string());
+  link.insert(link.end(), {"-lmvec", "-lm"});
+  try {
+    run_compiler(link, dir / (key + ".log-" + tag + "-link"), srcs[0], tmp);  // the units' sources stay
+  } catch (...) {
+    remove_objs();
+    throw;
+  }
+  remove_objs();
+  for (size_t u = 0; u < units.size(); ++u)
+    fs::rename(srcs[u], dir / (key + "-" + std::to_string(u) + ".c"), ec);
+}
+
+}  // namespace
+
 std::string compile_shared_library(const std::string& source, const CompileOptions& opts) {
   return compile_shared_library(std::vector<std::string>{source}, opts);
 }
@@ -197,64 +267,7 @@ std::string compile_shared_library(const std::vector<std::string>& units, const 
     run_compiler(argv, dir / (key + ".log-" + tag), src, tmp);
     fs::rename(src, dir / (key + ".c"), ec);
   } else {
-    // Each unit by its own compiler process, up to compile_jobs at a time, then one link.
-    const size_t workers = std::min(units.size(), static_cast<size_t>(compile_jobs(opts)));
-    std::vector<fs::path> srcs, objs;
-    for (size_t u = 0; u < units.size(); ++u) {
-      const std::string stem = key + "-" + tag + "-" + std::to_string(u);
-      srcs.push_back(dir / (stem + ".c"));
-      objs.push_back(dir / (stem + ".o"));
-      write_file(srcs[u], units[u]);
-    }
-    std::atomic<size_t> next{0};
-    std::mutex mu;
-    std::exception_ptr failure;
-    std::vector<char> compiled(units.size(), 0);
-    auto worker = [&] {
-      for (size_t u; (u = next++) < units.size();) {
-        try {
-          std::vector<std::string> argv = common;
-          argv.insert(argv.end(), {"-c", "-o", objs[u].string(), srcs[u].string()});
-          run_compiler(argv, dir / (key + ".log-" + tag + "-" + std::to_string(u)), srcs[u], objs[u]);
-          compiled[u] = 1;
-        } catch (...) {
-          std::lock_guard<std::mutex> lock(mu);
-          if (!failure) failure = std::current_exception();
-        }
-      }
-    };
-    std::vector<std::thread> threads;
-    for (size_t w = 1; w < workers; ++w) {
-      try {
-        threads.emplace_back(worker);
-      } catch (const std::system_error&) {  // no more threads: the ones started do the rest
-        break;
-      }
-    }
-    worker();
-    for (auto& t : threads) t.join();
-    auto remove_objs = [&] {
-      for (const auto& o : objs) fs::remove(o, ec);
-    };
-    if (failure) {  // the failing unit's source stays, under the name the message gives
-      remove_objs();
-      for (size_t u = 0; u < units.size(); ++u)
-        if (compiled[u]) fs::remove(srcs[u], ec);
-      std::rethrow_exception(failure);
-    }
-    std::vector<std::string> link = common;
-    link.insert(link.end(), {"-o", tmp.string()});
-    for (const auto& o : objs) link.push_back(o.string());
-    link.insert(link.end(), {"-lmvec", "-lm"});
-    try {
-      run_compiler(link, dir / (key + ".log-" + tag + "-link"), srcs[0], tmp);  // the units' sources stay
-    } catch (...) {
-      remove_objs();
-      throw;
-    }
-    remove_objs();
-    for (size_t u = 0; u < units.size(); ++u)
-      fs::rename(srcs[u], dir / (key + "-" + std::to_string(u) + ".c"), ec);
+    compile_and_link(units, common, opts, dir, key, tag, tmp);
   }
   fs::rename(tmp, so, ec);  // atomic: a concurrent build of the same source writes the same bytes
   if (ec) throw Error("codegen: cannot move " + tmp.string() + " into the cache: " + ec.message());
