@@ -335,8 +335,10 @@ ir::Module keep_layouts(const ir::Module& fused, const target::Target& t, const 
         std::optional<size_t> j = g.producer(i, static_cast<int>(p));
         if (!(j && res[*j])) plain_bytes += o.param_bytes[p];
       }
-      const double reorders = std::max(0.0, o.keeping.ms - o.keeping.kept_ms);
-      total += o.keeping.kept_ms + (all > 0 ? reorders * plain_bytes / all : 0);
+      // Kept, it costs no more than alone (a kept time above it is noise); with nothing kept,
+      // exactly its time alone, as the records' choice of the best alone assumed.
+      const double kept_ms = std::min(o.keeping.kept_ms, o.keeping.ms);
+      total += kept_ms + (all > 0 ? (o.keeping.ms - kept_ms) * plain_bytes / all : 0);
     }
     return total;
   };

@@ -293,8 +293,14 @@ strategy::Chooser records_chooser(const SelectedRecords& records) {
                          : r.outcome == Outcome::Cut ? "cut short at " + ms(r.median_ms) + " (> 2x the best)"
                                                      : std::string(outcome_name(r.outcome)) + ": " + r.message;
       c.measured.emplace_back(r.implementation, what);
-      // A candidate cut short passed the check: its time alone is at least that.
-      if (r.outcome == Outcome::Ok || r.outcome == Outcome::Cut) c.costs.push_back({r.implementation, r.knobs, r.median_ms, 0});
+      // A candidate cut short passed the check: its time alone is at least that. Nor is it, or an
+      // ok record not timed side by side with the best, cheaper than the best: a time below the
+      // best's is the noise of another moment, and would make compile's choice with the
+      // neighbours' layouts (kept_layouts.cpp) take it where nothing is kept.
+      if (r.outcome == Outcome::Ok || r.outcome == Outcome::Cut) {
+        const bool beside_best = r.outcome == Outcome::Ok && (r.confirmed || !best.confirmed);
+        c.costs.push_back({r.implementation, r.knobs, beside_best ? r.median_ms : std::max(r.median_ms, best.median_ms), 0});
+      }
     }
     if (auto k = a.kept_by_workload.find(it->first); k != a.kept_by_workload.end())
       for (strategy::Choice::Cost& cost : c.costs)

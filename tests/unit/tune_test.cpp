@@ -311,6 +311,55 @@ TEST(TuneRecords, MergeKeepsTheBestPerWorkloadTargetAndImplementation) {
   EXPECT_EQ(m[1].outcome, tune::Outcome::Wrong);
 }
 
+// A kernel whose neighbours keep no layout (here the model's input and output) runs as it was
+// timed alone, so the records' best alone is what compile takes, whatever the noise in the other
+// times: a kept-layout time slower than the same candidate's time alone (nothing to save), or a
+// candidate cut short at a time below the best's (cut against a best timed in a quieter moment).
+// CI once chose conv2d.rows over the best record, conv2d.nhwc, that way.
+TEST(TuneRecords, AKernelKeepingNoLayoutTakesTheBestAlone) {
+  const target::Target t = target::parse("cpu -isa=avx512 -cores=2");
+  std::vector<tune::Task> tasks = tune::extract_tasks(small_conv(), t);
+  ASSERT_EQ(tasks.size(), 1u);
+  auto record = [&](const std::string& impl, const std::string& knobs, double ms) {
+    tune::Record r;
+    r.workload = tasks[0].key;
+    r.target = t.str();
+    r.target_key = t.key();
+    r.implementation = impl;
+    r.knobs = knobs;
+    r.median_ms = ms;
+    r.confirmed = true;
+    r.validators = tune::current_validators();
+    return r;
+  };
+  const std::string nhwc_knobs = "tile_vectors_nhwc=2 tile_pixels_nhwc=8", rows_knobs = "tile_o_rows=8 tile_vectors_rows=1";
+  auto chosen = [&](const std::vector<tune::Record>& rs) {
+    tune::SelectedRecords a = tune::select_records(rs, t, tune::current_validators());
+    native::CompileOptions o;
+    o.target = t;
+    o.chooser = tune::records_chooser(a);
+    native::Compiled nc = native::compile_native(small_conv(), o);
+    EXPECT_EQ(nc.choices.size(), 1u);
+    return nc.choices.empty() ? std::string() : nc.choices[0].implementation + " " + nc.choices[0].knobs;
+  };
+  tune::Record nhwc = record("conv2d.nhwc", nhwc_knobs, 1.00), rows = record("conv2d.rows", rows_knobs, 1.02);
+  tune::Record nhwc_kept = nhwc;
+  nhwc_kept.kept_layout = "nhwc in=0 out";
+  nhwc_kept.median_ms = 1.05;
+  EXPECT_EQ(chosen({nhwc, rows, nhwc_kept}), "conv2d.nhwc " + nhwc_knobs);
+  tune::Record rows_cut = rows;
+  rows_cut.outcome = tune::Outcome::Cut;
+  rows_cut.confirmed = false;
+  rows_cut.median_ms = 0.9;
+  nhwc_kept.median_ms = 0.95;
+  EXPECT_EQ(chosen({nhwc, rows_cut, nhwc_kept}), "conv2d.nhwc " + nhwc_knobs);
+  // The other way round: the plain candidate is the best alone, and nothing is kept to make
+  // the other one cheaper.
+  rows.median_ms = 0.97;
+  nhwc_kept.median_ms = 0.90;
+  EXPECT_EQ(chosen({nhwc, rows, nhwc_kept}), "conv2d.rows " + rows_knobs);
+}
+
 TEST(TuneTasks, WorkloadKeysAreStableAndDistinct) {
   std::vector<tune::Task> a = tune::extract_tasks(small_conv(), target::host());
   std::vector<tune::Task> b = tune::extract_tasks(small_conv(), target::host());
