@@ -97,6 +97,17 @@ TEST(NhwcChain, DepthwiseSeparableChainsKeepNhwcWithoutRecords) {
     int pools = 0;
     for (const strategy::Choice& c : nc.choices) pools += c.implementation == "global_avg_pool2d.nhwc";
     EXPECT_EQ(pools, 1) << t.str();
+    // The dense convs whose result outweighs their weights (6 of 8: not the two projections of
+    // 96 and 144 channels to 24 on 8x8) split their rows between the threads, the rows the next
+    // call reads on the same thread; the other two their output channels (each thread half the
+    // weights).
+    int rows_first = 0, channels_first = 0;
+    for (const strategy::Choice& c : nc.choices) {
+      rows_first += c.knobs.find("rows_outer_nhwc=1") != std::string::npos;
+      channels_first += c.knobs.find("rows_outer_nhwc=0") != std::string::npos;
+    }
+    EXPECT_EQ(rows_first, 6) << t.str();
+    EXPECT_EQ(channels_first, 2) << t.str();
     expect_reference_values(m, nc, "defaults on " + t.str());
   }
 }
