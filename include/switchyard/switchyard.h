@@ -260,6 +260,9 @@ struct TuneOptions {
   std::string search = "guided";  // "guided" or "random"
   int shard = 1, shards = 1;      // tune only shard `shard` of `shards` (1-based; merge_records joins them)
   double timeout_s = 120;         // per candidate, its build included, before it is killed
+  // After the kernels, the model timed end to end with the records' choices, as without records
+  // and keeping layouts; the fastest is marked in the records (tuned never slower than untuned).
+  bool model_check = true;
   // tune_in_process only: called once the model is loaded, before the first task; then progress.
   std::function<void()> on_start;
   std::function<void(const TuneProgress&)> progress;

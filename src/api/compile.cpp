@@ -63,6 +63,9 @@ std::string records_summary(const native::Compiled& nc, const RecordsUse& r) {
   std::string s = "records (" + r.path + "): " + std::to_string(by_record) + " kernels chosen by records, " +
                   (in_chains ? std::to_string(in_chains) + " in chains keeping a layout, " : "") +
                   std::to_string(by_priority) + " by priority (no record for their workload)";
+  if (!r.applicable.defaults.empty())
+    s += "; the records leave " + std::to_string(r.applicable.defaults.size()) +
+         " workloads to the defaults (a model ran faster so end to end: tune's check)";
   if (!r.refused.empty()) s += "\n" + r.refused;
   return s;
 }

@@ -47,6 +47,7 @@ std::string tune(const std::string& model, const std::string& records, const Tun
                                 "--trials", std::to_string(opts.trials), "--time-budget",
                                 std::to_string(opts.time_budget_s), "--threads", std::to_string(opts.threads)};
   if (!opts.externs) argv.push_back("--no-externs");
+  if (!opts.model_check) argv.push_back("--no-model-check");
   argv.insert(argv.end(), {"--search", opts.search, "--timeout", std::to_string(opts.timeout_s)});
   if (opts.shards != 1) argv.insert(argv.end(), {"--shard", std::to_string(opts.shard) + "/" + std::to_string(opts.shards)});
   for (const auto& [name, shape] : opts.input_shapes) {
@@ -131,6 +132,7 @@ TuneResult tune_in_process(const std::string& model, const std::string& records,
     sy::tune::TuneOptions o;
     o.trials = opts.trials;
     o.externs = opts.externs;
+    o.model_check = opts.model_check;
     o.time_budget_s = opts.time_budget_s;
     o.search = opts.search == "random" ? sy::tune::SearchKind::Random : sy::tune::SearchKind::Guided;
     o.shard = opts.shard;

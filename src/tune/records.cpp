@@ -83,6 +83,7 @@ std::string to_json_line(const Record& r) {
   j["time"] = r.time;
   if (!r.kept_layout.empty()) j["kept_layout"] = r.kept_layout;
   if (r.model_chain) j["model_chain"] = true;
+  if (r.model_default) j["model_default"] = true;
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
@@ -112,6 +113,7 @@ Record from_json_line(const std::string& line, const std::string& where) {
     r.time = j.value("time", "");
     r.kept_layout = j.value("kept_layout", "");
     r.model_chain = j.value("model_chain", false);
+    r.model_default = j.value("model_default", false);
   } catch (const nlohmann::json::exception& e) {
     throw Error(where + ": not a tuning record: " + e.what());
   } catch (const Error& e) {
@@ -157,7 +159,7 @@ int drop_superseded_records(const std::string& path, size_t before) {
   auto key = [](const Record& r) {
     std::string v;
     for (const auto& [k, x] : r.validators) v += k + "=" + x + ";";
-    return r.workload + "|" + r.target_key + "|" + v + (r.model_chain ? "|chain" : "");
+    return r.workload + "|" + r.target_key + "|" + v + (r.model_chain ? "|chain" : "") + (r.model_default ? "|default" : "");
   };
   std::set<std::string> retuned;
   for (size_t i = before; i < all.size(); ++i) retuned.insert(key(all[i]));
@@ -191,7 +193,7 @@ std::vector<Record> merge_records(const std::vector<Record>& rs) {
     std::string v;
     for (const auto& [k, x] : r.validators) v += k + "=" + x + ";";
     return r.workload + "|" + r.target_key + "|" + v + "|" + r.implementation + "|" + r.kept_layout +
-           (r.model_chain ? "|chain" : "");
+           (r.model_chain ? "|chain" : "") + (r.model_default ? "|default" : "");
   };
   std::map<std::string, Record> best_ok, a_failure;
   std::vector<std::string> order;
@@ -235,6 +237,10 @@ SelectedRecords select_records(const std::vector<Record>& rs, const target::Targ
       continue;
     }
     ++a.used;
+    if (r.model_default) {
+      a.defaults.insert(r.workload);
+      continue;
+    }
     if (!r.kept_layout.empty()) {
       if (r.outcome == Outcome::Ok) a.kept_by_workload[r.workload].push_back(r);
       continue;
@@ -273,7 +279,9 @@ strategy::Chooser records_chooser(const SelectedRecords& records) {
   auto shared = std::make_shared<const SelectedRecords>(records);
   return [shared](const ir::FunctionNode& fn, const ir::CallNode&, const target::Target&) -> std::optional<strategy::Choice> {
     const SelectedRecords& a = *shared;
-    auto it = a.by_workload.find(workload_key(fn));
+    const std::string key = workload_key(fn);
+    if (a.defaults.count(key)) return std::nullopt;
+    auto it = a.by_workload.find(key);
     if (it == a.by_workload.end() || it->second.front().outcome != Outcome::Ok) return std::nullopt;
     const Record& best = it->second.front();
     auto ms = [](double v) {

@@ -13,6 +13,7 @@
 #pragma once
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,10 @@ struct Record {
   // With kept_layout: a model ran faster end to end with every kernel that could keep layouts
   // keeping them than with its kernels chosen one by one (tune's check after the kernels).
   bool model_chain = false;
+  // A copy of the workload's best record saying: a model ran faster end to end with its kernels
+  // chosen as without records (the strategy's order and its chains) than with the records'
+  // choices (tune's check after the kernels). Compile then leaves the workload to the defaults.
+  bool model_default = false;
   std::map<std::string, std::string> validators;
   std::string time;  // UTC, ISO 8601
 };
@@ -86,6 +91,8 @@ struct SelectedRecords {
   std::map<std::string, std::vector<Record>> by_workload;
   // workload -> its records timed with kept layouts (Record::kept_layout), fastest first
   std::map<std::string, std::vector<Record>> kept_by_workload;
+  // workloads left to the defaults (Record::model_default): no record chooses for them
+  std::set<std::string> defaults;
   size_t used = 0;           // records accepted
   size_t other_target = 0;   // records for other targets
   size_t stale = 0;          // records with other validators
@@ -100,7 +107,8 @@ SelectedRecords select_records(const std::vector<Record>& rs, const target::Targ
 std::string check_records(const SelectedRecords& a, const std::string& path, const target::Target& t);
 
 // A chooser for native::CompileOptions from selected records (copied into it): the best record
-// of the kernel's workload, with what each implementation's records say attached.
+// of the kernel's workload, with what each implementation's records say attached; nothing for a
+// workload left to the defaults.
 strategy::Chooser records_chooser(const SelectedRecords& a);
 
 }  // namespace sy::tune

@@ -7,6 +7,7 @@
 #pragma once
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "ir/module.h"
 #include "target/target.h"
@@ -21,7 +22,12 @@ struct TuneOptions {
   SearchKind search = SearchKind::Guided;
   int shard = 1, shards = 1;    // this is shard `shard` of `shards` (1-based)
   bool externs = true;          // false: no extern implementation (OpImpl::library) is a candidate
+  bool model_check = true;      // the end-to-end check after the kernels (see tune())
   MeasureOptions measure;
+  // The end-to-end check's timing of the model compiled each way (in this order: the records'
+  // choices, as without records, keeping layouts where the records allow): median ms of each.
+  // Null: time_models (a child process); tests inject times here.
+  std::function<std::vector<double>(const ir::Module&, const std::vector<native::CompileOptions>&)> time_model;
 };
 
 // What the progress callback is told (after each candidate, and at each task's start and end).
@@ -49,7 +55,7 @@ struct TuneSummary {
   int candidates = 0, wrong = 0, crashed = 0, build_failed = 0, cut = 0, timed_out = 0;
   double seconds = 0;
   std::vector<std::string> failures;  // "task: impl knobs: outcome: message", for the summary
-  std::string layouts;  // the end-to-end check of kept layouts (see tune()), "" when none ran
+  std::string layouts;  // the end-to-end check of the records' choices (see tune()), "" when none ran
   int superseded = 0;   // older records of workloads tuned again, dropped from the file
 };
 

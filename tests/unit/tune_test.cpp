@@ -84,6 +84,13 @@ tune::TuneOptions quick(int trials) {
   // Short: run all in one process after tests that ran OpenMP on several threads, every child
   // deadlocks (see tune::tune); ctest runs each test in a process of its own.
   o.measure.timeout_s = 30;
+  // The end-to-end check after the kernels: the records' choices fastest (nothing marked), so
+  // that what a test counts does not depend on the machine's noise.
+  o.time_model = [](const ir::Module&, const std::vector<native::CompileOptions>& ways) {
+    std::vector<double> ms;
+    for (size_t i = 0; i < ways.size(); ++i) ms.push_back(1.0 + static_cast<double>(i));
+    return ms;
+  };
   return o;
 }
 
@@ -203,6 +210,75 @@ TEST(Tune, ResumingSkipsTunedWorkloadsAndRecordsChooseKernels) {
   EXPECT_TRUE(nc.choices[0].from_record);
   EXPECT_EQ(nc.choices[0].implementation, best.implementation);
   EXPECT_EQ(nc.choices[0].knobs, best.knobs);
+  std::filesystem::remove(path);
+}
+
+// Kernels timed alone can choose a model slower than without records (MobileNetV2's broke its
+// NHWC chains: 10% slower). The check after the kernels times the model three ways; when the
+// defaults win, the workloads are marked and compile leaves them to the defaults; a second tune
+// does nothing. Keeping layouts winning marks the kept records instead. A way is marked only when
+// a second timing confirms it.
+TEST(Tune, AModelFasterWithoutRecordsIsLeftToTheDefaults) {
+  SKIP_UNLESS_ALONE();
+  omp_set_num_threads(1);
+  for (size_t winner : {1u, 2u}) {
+    const std::string path = temp_records("defaults" + std::to_string(winner));
+    tune::TuneOptions o = quick(3);
+    int timed = 0;
+    o.time_model = [&](const ir::Module&, const std::vector<native::CompileOptions>& ways) {
+      ++timed;
+      EXPECT_EQ(ways.size(), 3u);  // conv2d.nhwc keeps layouts: its kept records are there
+      std::vector<double> ms(ways.size(), 1.0);
+      ms[winner] = 0.5;
+      return ms;
+    };
+    tune::TuneSummary s = tune::tune(small_conv(), target::host(), path, o);
+    EXPECT_EQ(timed, 2);
+    EXPECT_NE(s.layouts.find(winner == 1 ? "as without records (confirmed" : "keeping (confirmed"), std::string::npos) << s.layouts;
+    std::vector<tune::Record> rs = tune::read_records(path);
+    int defaults = 0, chains = 0;
+    for (const tune::Record& r : rs) {
+      defaults += r.model_default;
+      chains += r.model_chain;
+    }
+    EXPECT_EQ(defaults, winner == 1 ? 1 : 0);
+    EXPECT_EQ(chains, winner == 2 ? 1 : 0);
+    tune::SelectedRecords a = tune::select_records(rs, target::host(), tune::current_validators());
+    native::CompileOptions with;
+    with.chooser = tune::records_chooser(a);
+    native::Compiled nc = native::compile_native(small_conv(), with);
+    native::Compiled plain = native::compile_native(small_conv(), native::CompileOptions{});
+    ASSERT_EQ(nc.choices.size(), 1u);
+    ASSERT_EQ(plain.choices.size(), 1u);
+    if (winner == 1) {
+      EXPECT_FALSE(nc.choices[0].from_record);
+      EXPECT_EQ(nc.choices[0].implementation, plain.choices[0].implementation);
+      EXPECT_EQ(nc.choices[0].knobs, plain.choices[0].knobs);
+    } else {
+      EXPECT_TRUE(nc.choices[0].from_record);
+    }
+    // Merged, the mark stays beside the record it copies; a second tune neither tunes nor times.
+    EXPECT_EQ(tune::merge_records(rs).size(), rs.size());
+    tune::TuneSummary again = tune::tune(small_conv(), target::host(), path, o);
+    EXPECT_EQ(again.skipped_tuned, 1);
+    EXPECT_EQ(again.candidates, 0);
+    EXPECT_EQ(timed, 2);
+    EXPECT_EQ(tune::read_records(path).size(), rs.size());
+    std::filesystem::remove(path);
+  }
+  // Not confirmed by the second timing: nothing marked.
+  const std::string path = temp_records("unconfirmed");
+  tune::TuneOptions o = quick(3);
+  int timed = 0;
+  o.time_model = [&](const ir::Module&, const std::vector<native::CompileOptions>& ways) {
+    std::vector<double> ms(ways.size(), 1.0);
+    ms[1] = ++timed == 1 ? 0.5 : 1.0;
+    return ms;
+  };
+  tune::TuneSummary s = tune::tune(small_conv(), target::host(), path, o);
+  EXPECT_EQ(timed, 2);
+  EXPECT_NE(s.layouts.find("did not confirm"), std::string::npos) << s.layouts;
+  for (const tune::Record& r : tune::read_records(path)) EXPECT_FALSE(r.model_default || r.model_chain);
   std::filesystem::remove(path);
 }
 

@@ -22,6 +22,7 @@ struct TuneArgs {
   std::string output;
   int trials = 12;
   bool no_externs = false;
+  bool no_model_check = false;
   double budget = 840;
   std::string search = "guided";
   std::string shard = "1/1";
@@ -53,6 +54,7 @@ int run_tune(const TuneArgs& a) {
   o.target = a.target;
   o.trials = a.trials;
   o.externs = !a.no_externs;
+  o.model_check = !a.no_model_check;
   o.time_budget_s = a.budget;
   o.search = a.search;
   {
@@ -157,6 +159,9 @@ Command add_tune_command(CLI::App& root) {
       ->capture_default_str();
   c->add_flag("--no-externs", args->no_externs,
               "candidates are Switchyard's own implementations only (no library's extern implementation)");
+  c->add_flag("--no-model-check", args->no_model_check,
+              "skip the check after the kernels: the model timed end to end with the records' choices, as "
+              "without records and keeping layouts, the fastest marked in the records");
   c->add_option("--threads", args->threads, "threads a candidate runs on (0: the target's cores)")->capture_default_str();
   c->add_option("--timeout", args->timeout, "seconds per candidate (build included) before it is killed")
       ->capture_default_str()
