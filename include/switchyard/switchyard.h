@@ -260,8 +260,9 @@ struct TuneOptions {
   std::string search = "guided";  // "guided" or "random"
   int shard = 1, shards = 1;      // tune only shard `shard` of `shards` (1-based; merge_records joins them)
   double timeout_s = 120;         // per candidate, its build included, before it is killed
-  // After the kernels, the model timed end to end with the records' choices, as without records
-  // and keeping layouts; the fastest is marked in the records (tuned never slower than untuned).
+  // After a run that tuned kernels: the model timed end to end with the records' choices, as
+  // without records and (where timed) keeping layouts; another way that beats the records' by
+  // more than 2%, twice in a row, is marked in the records and compile follows it.
   bool model_check = true;
   // tune_in_process only: called once the model is loaded, before the first task; then progress.
   std::function<void()> on_start;
@@ -281,8 +282,9 @@ struct TuneResult {
   int candidates = 0, wrong = 0, crashed = 0, build_failed = 0, cut = 0, timed_out = 0;
   double seconds = 0;
   std::vector<std::string> failures;  // "task: impl knobs: outcome: message"
-  // The model timed end to end with its kernels chosen one by one and with every kernel that can
-  // keep an extern's layout between its calls keeping it, when any can: "" otherwise.
+  // The end-to-end check after a run that tuned kernels (TuneOptions::model_check): the model's
+  // times with the records' choices, as without records and keeping layouts, and what was
+  // marked; "" when it did not run.
   std::string layouts;
 };
 

@@ -143,6 +143,7 @@ Graph graph_of(const ir::Module& fused) {
 // and its best one that can keep layouts, alone (ms, with its reorders) and kept (kept_ms).
 struct Options {
   bool decided = false;
+  double best_ms = 0;  // the records' own choice, alone: what runs where a keeping option keeps nothing
   strategy::Choice::Cost plain, keeping;
   topi::KeptLayoutSupport keeping_can;
   std::vector<double> param_bytes;  // of the keeping option's parameters that may be kept
@@ -295,6 +296,7 @@ ir::Module keep_layouts(const ir::Module& fused, const target::Target& t, const 
       }
     }
     o.decided = !o.plain.implementation.empty() && !o.keeping.implementation.empty();
+    if (!c->costs.empty()) o.best_ms = c->costs.front().ms;
     if (o.decided) {
       for (size_t p = 0; p < fn->params.size(); ++p)
         o.param_bytes.push_back(contains(o.keeping_can.params, static_cast<int>(p)) ||
@@ -335,8 +337,13 @@ ir::Module keep_layouts(const ir::Module& fused, const target::Target& t, const 
         std::optional<size_t> j = g.producer(i, static_cast<int>(p));
         if (!(j && res[*j])) plain_bytes += o.param_bytes[p];
       }
-      // Kept, it costs no more than alone (a kept time above it is noise); with nothing kept,
-      // exactly its time alone, as the records' choice of the best alone assumed.
+      // Keeping nothing, the call runs the records' own choice, the best alone (see below).
+      // Kept, the option costs no more than alone (a kept time above it is noise); in between,
+      // its reorders' share of the bytes left plain.
+      if (all > 0 && plain_bytes >= all && o.best_ms > 0) {
+        total += o.best_ms;
+        continue;
+      }
       const double kept_ms = std::min(o.keeping.kept_ms, o.keeping.ms);
       total += kept_ms + (all > 0 ? (o.keeping.ms - kept_ms) * plain_bytes / all : 0);
     }

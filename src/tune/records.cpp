@@ -156,10 +156,12 @@ void append_records(const std::string& path, const std::vector<Record>& rs) {
 int drop_superseded_records(const std::string& path, size_t before) {
   const std::vector<Record> all = read_records(path);
   if (before >= all.size()) return 0;
+  // A workload tuned again supersedes all its older records: plain, kept and the end-to-end
+  // check's marks (which tune appends after this, for the records that stay).
   auto key = [](const Record& r) {
     std::string v;
     for (const auto& [k, x] : r.validators) v += k + "=" + x + ";";
-    return r.workload + "|" + r.target_key + "|" + v + (r.model_chain ? "|chain" : "") + (r.model_default ? "|default" : "");
+    return r.workload + "|" + r.target_key + "|" + v;
   };
   std::set<std::string> retuned;
   for (size_t i = before; i < all.size(); ++i) retuned.insert(key(all[i]));
@@ -188,7 +190,8 @@ void write_records(const std::string& path, const std::vector<Record>& rs) {
 }
 
 std::vector<Record> merge_records(const std::vector<Record>& rs) {
-  // Key: workload, target key, validators, implementation.
+  // Key: workload, target key, validators, implementation, kept layout, and the end-to-end
+  // check's marks apart.
   auto key = [](const Record& r) {
     std::string v;
     for (const auto& [k, x] : r.validators) v += k + "=" + x + ";";
@@ -301,14 +304,12 @@ strategy::Chooser records_chooser(const SelectedRecords& records) {
                          : r.outcome == Outcome::Cut ? "cut short at " + ms(r.median_ms) + " (> 2x the best)"
                                                      : std::string(outcome_name(r.outcome)) + ": " + r.message;
       c.measured.emplace_back(r.implementation, what);
-      // A candidate cut short passed the check: its time alone is at least that. Nor is it, or an
-      // ok record not timed side by side with the best, cheaper than the best: a time below the
-      // best's is the noise of another moment, and would make compile's choice with the
-      // neighbours' layouts (kept_layouts.cpp) take it where nothing is kept.
-      if (r.outcome == Outcome::Ok || r.outcome == Outcome::Cut) {
-        const bool beside_best = r.outcome == Outcome::Ok && (r.confirmed || !best.confirmed);
-        c.costs.push_back({r.implementation, r.knobs, beside_best ? r.median_ms : std::max(r.median_ms, best.median_ms), 0});
-      }
+      // A candidate cut short passed the check: its time alone is at least that. No cost is
+      // below the best's: a lower time of a record cut short or not timed beside the best is the
+      // noise of another moment, and would make compile's choice with the neighbours' layouts
+      // (kept_layouts.cpp) take it where nothing is kept. (The best is first: its own cost.)
+      if (r.outcome == Outcome::Ok || r.outcome == Outcome::Cut)
+        c.costs.push_back({r.implementation, r.knobs, std::max(r.median_ms, best.median_ms), 0});
     }
     if (auto k = a.kept_by_workload.find(it->first); k != a.kept_by_workload.end())
       for (strategy::Choice::Cost& cost : c.costs)

@@ -61,14 +61,15 @@ std::string kept_layout_for(const Task& task, const target::Target& t, const std
 
 // Kernels timed alone miss what they cost in the model: the other core's data at two threads, the
 // caches their neighbours leave, the layouts kept between them. So the model itself decides,
-// timed end to end three ways: its kernels chosen by the records (keep_layouts weighing each
-// kernel's two options), every kernel that can keep layouts keeping them, and the kernels chosen
-// as without records (the strategy's order and its chains: what the model ran before tuning).
-// When keeping everywhere is fastest by more than the noise, its kept records are written again
-// marked model_chain, which compile then follows without weighing; when the defaults are, a copy
-// of each workload's best record marked model_default, and compile leaves those workloads to
-// the defaults: tuned is never slower than untuned. (MobileNetV2's records chose kernels alone
-// faster that broke its NHWC chains: 10% slower than untuned, 2 threads.)
+// timed end to end: its kernels chosen by the records (keep_layouts weighing each kernel's two
+// options), the kernels chosen as without records (the strategy's order and its chains: what the
+// model ran before tuning) and, where the records timed kept layouts, every kernel that can keep
+// them keeping them. When keeping everywhere beats the records' choices by more than the noise
+// (2%, twice in a row), its kept records are written again marked model_chain, which compile then
+// follows without weighing; when the defaults do, a copy of each workload's best record marked
+// model_default, and compile leaves those workloads to the defaults. (MobileNetV2's records chose
+// kernels faster alone that broke its NHWC chains: 10% slower than untuned, 2 threads.) Marks are
+// per workload: they apply to every model of the file with the workload, the last check's stand.
 void check_model_end_to_end(const ir::Module& m, const target::Target& t, const std::string& records_path,
                             const std::map<std::string, std::string>& validators, const TuneOptions& opts,
                             TuneSummary* sum) {
@@ -86,24 +87,31 @@ void check_model_end_to_end(const ir::Module& m, const target::Target& t, const 
   bool chain_marked = false, default_marked = false;
   for (const auto& [w, rs] : sel.kept_by_workload)
     if (model_workloads.count(w)) {
-      kept.push_back(rs.front());
       for (const Record& r : rs) chain_marked |= r.model_chain;
+      for (const Record& r : rs)
+        if (!r.model_chain) {
+          kept.push_back(r);
+          break;
+        }
     }
   for (const auto& [w, rs] : sel.by_workload)
     if (model_workloads.count(w) && rs.front().outcome == Outcome::Ok) best.push_back(rs.front());
   for (const std::string& w : sel.defaults) default_marked |= model_workloads.count(w) > 0;
   if (best.empty()) return;
-  if (default_marked) {
-    sum->layouts = "end to end: the records already say this model runs faster with the kernels chosen as without records";
-    return;
-  }
-  if (chain_marked) {
-    sum->layouts = "end to end: the records already say this model runs faster keeping layouts";
-    return;
+  // This run tuned some of the model's workloads (their older marks went with their older
+  // records): a mark left on the others, or on a workload another model shares, describes
+  // another set of records. The model is timed again, without them.
+  SelectedRecords now = sel;
+  if (default_marked || chain_marked) {
+    std::vector<Record> keep;
+    for (const Record& r : all)
+      if (!((r.model_default || r.model_chain) && model_workloads.count(r.workload))) keep.push_back(r);
+    write_records(records_path, keep);
+    now = select_records(keep, t, validators);
   }
   native::CompileOptions chosen;
   chosen.target = t;
-  chosen.chooser = records_chooser(sel);
+  chosen.chooser = records_chooser(now);
   native::CompileOptions untuned;
   untuned.target = t;
   std::vector<native::CompileOptions> ways = {chosen, untuned};
@@ -403,11 +411,15 @@ TuneSummary tune(const ir::Module& m, const target::Target& t, const std::string
     p.last = nullptr;
     if (progress) progress(p);
   }
-  check_model_end_to_end(m, t, records_path, validators, opts, &sum);
   // A workload tuned again (its records lacked kept-layout times, or another run's were cut
-  // short) and the end-to-end check's marks supersede the file's older records of them: without
-  // this, each resumed tune would grow the file by a copy.
+  // short) supersedes the file's older records of it, the end-to-end check's marks included:
+  // without this, each resumed tune would grow the file by a copy. Before the check, which then
+  // reads this run's records only.
   sum.superseded = drop_superseded_records(records_path, earlier.size());
+  // The check after a run that tuned the model's kernels, all of them: a resumed run that tunes
+  // nothing leaves the last check's outcome as it was (and takes seconds), and a run cut short by
+  // the time budget checks when a later one has tuned the rest.
+  if (sum.tuned > 0 && sum.not_reached == 0) check_model_end_to_end(m, t, records_path, validators, opts, &sum);
   sum.seconds = elapsed();
   return sum;
 }

@@ -22,7 +22,7 @@ struct TuneOptions {
   SearchKind search = SearchKind::Guided;
   int shard = 1, shards = 1;    // this is shard `shard` of `shards` (1-based)
   bool externs = true;          // false: no extern implementation (OpImpl::library) is a candidate
-  bool model_check = true;      // the end-to-end check after the kernels (see tune())
+  bool model_check = true;      // the end-to-end check after a run that tuned kernels (check_model_end_to_end)
   MeasureOptions measure;
   // The end-to-end check's timing of the model compiled each way (in this order: the records'
   // choices, as without records, keeping layouts where the records allow): median ms of each.

@@ -436,6 +436,38 @@ TEST(TuneRecords, AKernelKeepingNoLayoutTakesTheBestAlone) {
   EXPECT_EQ(chosen({nhwc, rows, nhwc_kept}), "conv2d.rows " + rows_knobs);
 }
 
+// A workload tuned again supersedes all its older records: the plain and kept ones and the
+// end-to-end check's marks (which described the older records), not other workloads' records.
+TEST(TuneRecords, AWorkloadTunedAgainSupersedesItsMarks) {
+  const std::string path = temp_records("supersede-marks");
+  tune::Record r;
+  r.workload = "w1";
+  r.target_key = "k";
+  r.implementation = "conv2d.blocked";
+  r.median_ms = 1;
+  r.confirmed = true;
+  r.validators = {{"v", "1"}};
+  tune::Record kept = r, mark = r, chain = r, other = r;
+  kept.kept_layout = "nhwc in=0 out";
+  chain.kept_layout = kept.kept_layout;
+  chain.model_chain = true;
+  mark.model_default = true;
+  other.workload = "w2";
+  tune::Record other_mark = other;
+  other_mark.model_default = true;
+  tune::write_records(path, {r, kept, mark, chain, other, other_mark});
+  tune::Record again = r;
+  again.median_ms = 0.9;
+  tune::append_records(path, {again});
+  EXPECT_EQ(tune::drop_superseded_records(path, 6), 4);
+  std::vector<tune::Record> left = tune::read_records(path);
+  ASSERT_EQ(left.size(), 3u);
+  EXPECT_EQ(left[0].workload, "w2");
+  EXPECT_TRUE(left[1].model_default);
+  EXPECT_EQ(left[2].median_ms, 0.9);
+  std::filesystem::remove(path);
+}
+
 TEST(TuneTasks, WorkloadKeysAreStableAndDistinct) {
   std::vector<tune::Task> a = tune::extract_tasks(small_conv(), target::host());
   std::vector<tune::Task> b = tune::extract_tasks(small_conv(), target::host());

@@ -160,8 +160,9 @@ Command add_tune_command(CLI::App& root) {
   c->add_flag("--no-externs", args->no_externs,
               "candidates are Switchyard's own implementations only (no library's extern implementation)");
   c->add_flag("--no-model-check", args->no_model_check,
-              "skip the check after the kernels: the model timed end to end with the records' choices, as "
-              "without records and keeping layouts, the fastest marked in the records");
+              "skip the check after the kernels (a run that tuned some): the model timed end to end with the "
+              "records' choices, as without records and keeping layouts; another way faster by 2%, twice, is "
+              "marked in the records and compile follows it");
   c->add_option("--threads", args->threads, "threads a candidate runs on (0: the target's cores)")->capture_default_str();
   c->add_option("--timeout", args->timeout, "seconds per candidate (build included) before it is killed")
       ->capture_default_str()
