@@ -272,17 +272,20 @@ void schedule_conv2d(GroupSchedule& g) {
   const int64_t N = os[0], O = os[1], OH = os[2], OW = os[3];
   te::Knobs local;
   te::Knobs& knobs = g.knobs ? *g.knobs : local;
-  if (pad && !dw && !plane) {
+  // The padded copy, computed whole before the conv. Its threads split the rows where the conv's
+  // do (the blocked path with row blocks outside): each thread then pads the rows it reads.
+  auto schedule_pad = [&](bool by_rows) {
     te::Stage& p = *s.find(pad.get());
     // Rows too in the parallel axis: a stem has 3 channels, which split 2:1 over two threads.
-    te::Axis nch = fuse_leading(p, pad->shape.size() - 1);
+    te::Axis nch = by_rows ? rows_parallel(p) : fuse_leading(p, pad->shape.size() - 1);
     p.parallel(nch);
     const int64_t wd = pad->shape.back();
     if (wd >= g.vector_lanes) {
       auto [wo, wi] = p.split(p.leaves().back(), g.vector_lanes);
       p.vectorize(wi);
     }
-  }
+  };
+  if (pad && !dw && !plane && !yc) schedule_pad(false);
   const int64_t R = g.vector_registers;
   // Vectors per row of a register tile with `rows` rows whose weights are broadcast scalars (the
   // flat and row paths): rows x vectors accumulators, one input vector per column, one broadcast.
@@ -620,6 +623,7 @@ void schedule_conv2d(GroupSchedule& g) {
   }
   te::Axis par = out.fuse(out.fuse(n, first), second);
   if (N * ((O + tile_oc - 1) / tile_oc) * ((OH + th - 1) / th) > 1) out.parallel(par);
+  if (pad) schedule_pad(rows_outer && N == 1 && pad->shape.size() == 4);
   te::Stage& y = *s.find(yc.get());
   y.compute_at(out, wb);
   // Register tile: taps outside, then (rows, columns, oc blocks) unrolled, the block's lanes

@@ -47,6 +47,12 @@ te::Axis fuse_leading(te::Stage& st, size_t n) {
   return a;
 }
 
+te::Axis rows_parallel(te::Stage& st) {
+  te::Axis n = st.axis(0), c = st.axis(1), h = st.axis(2);
+  st.reorder({n, h, c, st.axis(3)});
+  return st.fuse(n, h);
+}
+
 void schedule_grid_at(te::Schedule& s, te::Stage& out, const te::Axis& at, const te::Operation& grid,
                       const te::Operation& pad, int64_t lanes) {
   te::Stage& d = *s.find(grid.get());

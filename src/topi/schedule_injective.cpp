@@ -4,6 +4,7 @@
 
 #include "support/error.h"
 #include "tir/functor.h"
+#include "topi/nn_util.h"
 #include "topi/topi.h"
 
 namespace sy::topi {
@@ -88,7 +89,9 @@ void schedule_output(te::Stage& st, const GroupSchedule& g) {
 // NCHW plane) become the vector loop and the leading ones the parallel loop, so that per-channel
 // operands (bias, batch norm) are scalars of the outer loop instead of gathers through a division
 // of the fused index, and a concatenation's per-input selects depend on the outer loop alone.
-bool schedule_planes(te::Stage& st, const GroupSchedule& g) {
+// by_rows: (N = 1, C, H, W) outputs of W >= a vector loop over (row, channel, column) with the
+// rows parallel (rows_parallel).
+bool schedule_planes(te::Stage& st, const GroupSchedule& g, bool by_rows) {
   const te::Operation& op = st.op();
   const size_t nd = op->shape.size();
   if (nd < 2 || op->is_reduction()) return false;
@@ -96,6 +99,13 @@ bool schedule_planes(te::Stage& st, const GroupSchedule& g) {
   int64_t inner_n = 1;
   while (split > 0 && inner_n < g.vector_lanes) inner_n *= op->shape[--split];
   if (split == 0 || inner_n < g.vector_lanes) return false;
+  if (by_rows && nd == 4 && split == 3 && op->shape[0] == 1) {
+    te::Axis outer = nn::rows_parallel(st);
+    auto [wo, wi] = st.split(st.leaves().back(), g.vector_lanes);
+    st.vectorize(wi);
+    if (numel(op->shape) >= kParallelMin) st.parallel(outer);
+    return true;
+  }
   te::Axis outer = st.axis(0);
   for (size_t d = 1; d < split; ++d) outer = st.fuse(outer, st.axis(d));
   te::Axis inner = st.axis(split);
@@ -108,7 +118,7 @@ bool schedule_planes(te::Stage& st, const GroupSchedule& g) {
 
 }  // namespace
 
-void schedule_injective(GroupSchedule& g) {
+void schedule_injective(GroupSchedule& g, bool by_rows) {
   te::Schedule& s = *g.sch;
   std::set<const te::OperationNode*> outs, roots;
   int64_t out_numel = 0;
@@ -142,7 +152,7 @@ void schedule_injective(GroupSchedule& g) {
   for (te::Stage* st : s.stages()) {
     const te::OperationNode* op = st->op().get();
     if (op->kind == te::OpKind::Compute && (outs.count(op) || roots.count(op) || op->is_reduction()))
-      if (st->attach() == te::AttachKind::Root && !schedule_planes(*st, g)) schedule_output(*st, g);
+      if (st->attach() == te::AttachKind::Root && !schedule_planes(*st, g, by_rows)) schedule_output(*st, g);
   }
 }
 

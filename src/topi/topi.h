@@ -160,7 +160,9 @@ const ExternTable& extern_table();
 // Default schedule for injective/elementwise groups (and anything without its own): every
 // non-output compute stage inlined; each output's loops fused, split by vector_lanes (inner
 // vectorized) and the outer loop parallel when the output is large enough to pay for threads.
-void schedule_injective(GroupSchedule& g);
+// by_rows: NCHW planes (batch 1) split between the threads by rows instead of by channels, where
+// the kernels around split them so (rows_parallel in nn_util.h).
+void schedule_injective(GroupSchedule& g, bool by_rows = false);
 
 // ---- weight pre-packing (topi/nn_prepack.cpp): weights are constants, pack them once ----
 // nn.conv2d with groups == 1 and nn.dense, f32, read their weight in a blocked layout:

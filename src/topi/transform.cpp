@@ -208,7 +208,16 @@ void register_transform_computes(Registry& r) {
   };
   add(OpCode::Reshape, reshape);
   add(OpCode::Transpose, transpose);
-  add(OpCode::Concat, concat);
+  {
+    // DenseNet's concatenations gather values written by convs that split their planes by rows
+    // and feed another such conv: by rows as well (on two CCDs 3.3 -> 2.8 ms per run of its 62
+    // concatenations, 2 threads; EfficientNet-B0's excitation multiplies, after depthwise convs
+    // split by channels, were 5% slower so, so the other injective kernels keep the channels).
+    OpImpl impl;
+    impl.compute = concat;
+    impl.schedule = [](GroupSchedule& g) { schedule_injective(g, /*by_rows=*/true); };
+    r.add(OpCode::Concat, std::move(impl));
+  }
   add(OpCode::Split, split);
   add(OpCode::StridedSlice, strided_slice);
   add(OpCode::Gather, take);
