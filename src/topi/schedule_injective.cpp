@@ -89,8 +89,8 @@ void schedule_output(te::Stage& st, const GroupSchedule& g) {
 // NCHW plane) become the vector loop and the leading ones the parallel loop, so that per-channel
 // operands (bias, batch norm) are scalars of the outer loop instead of gathers through a division
 // of the fused index, and a concatenation's per-input selects depend on the outer loop alone.
-// by_rows: (N = 1, C, H, W) outputs of W >= a vector loop over (row, channel, column) with the
-// rows parallel (rows_parallel).
+// by_rows: (N = 1, C, H, W) outputs of W >= a vector and at least a row per core loop over (row,
+// channel, column) with the rows parallel (rows_parallel).
 bool schedule_planes(te::Stage& st, const GroupSchedule& g, bool by_rows) {
   const te::Operation& op = st.op();
   const size_t nd = op->shape.size();
@@ -99,7 +99,7 @@ bool schedule_planes(te::Stage& st, const GroupSchedule& g, bool by_rows) {
   int64_t inner_n = 1;
   while (split > 0 && inner_n < g.vector_lanes) inner_n *= op->shape[--split];
   if (split == 0 || inner_n < g.vector_lanes) return false;
-  if (by_rows && nd == 4 && split == 3 && op->shape[0] == 1) {
+  if (by_rows && nd == 4 && split == 3 && op->shape[0] == 1 && op->shape[2] >= std::max(2, g.target->cores)) {
     te::Axis outer = nn::rows_parallel(st);
     auto [wo, wi] = st.split(st.leaves().back(), g.vector_lanes);
     st.vectorize(wi);
