@@ -624,7 +624,7 @@ void schedule_conv2d(GroupSchedule& g) {
   te::Axis par = out.fuse(out.fuse(n, first), second);
   if (N * ((O + tile_oc - 1) / tile_oc) * ((OH + th - 1) / th) > 1) out.parallel(par);
   if (pad)
-    schedule_pad(rows_outer && N == 1 && pad->shape.size() == 4 && pad->shape[2] >= std::max(2, g.target->cores));
+    schedule_pad(rows_outer && rows_split_fits(pad->shape, g.target->cores));
   te::Stage& y = *s.find(yc.get());
   y.compute_at(out, wb);
   // Register tile: taps outside, then (rows, columns, oc blocks) unrolled, the block's lanes

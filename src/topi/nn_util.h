@@ -53,6 +53,9 @@ te::Axis fuse_leading(te::Stage& st, size_t n);
 // of its input from, and wrote half of its output for, the other core. With the two cores on
 // separate L3 caches (two CCDs), DenseNet-121's concatenations took 2.4x their 1-thread time so.
 te::Axis rows_parallel(te::Stage& st);
+// Whether a plane split by rows (rows_parallel) keeps every core busy: one batch of (1, C, H, W)
+// with at least a row per core (a plane one row high would run on one thread).
+bool rows_split_fits(const Shape& shape, int cores);
 // A reduction over a flattened padded grid (conv2d.depthwise_plane, the plane pools): `grid`
 // (its last axis the flattened plane, two reduce axes: the window's rows and columns) and its
 // padded input `pad` (last axis a padded row) computed at `at`, a block of the output's rows;

@@ -53,6 +53,10 @@ te::Axis rows_parallel(te::Stage& st) {
   return st.fuse(n, h);
 }
 
+bool rows_split_fits(const Shape& shape, int cores) {
+  return shape.size() == 4 && shape[0] == 1 && shape[2] >= std::max(2, cores);
+}
+
 void schedule_grid_at(te::Schedule& s, te::Stage& out, const te::Axis& at, const te::Operation& grid,
                       const te::Operation& pad, int64_t lanes) {
   te::Stage& d = *s.find(grid.get());

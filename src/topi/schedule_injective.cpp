@@ -99,7 +99,7 @@ bool schedule_planes(te::Stage& st, const GroupSchedule& g, bool by_rows) {
   int64_t inner_n = 1;
   while (split > 0 && inner_n < g.vector_lanes) inner_n *= op->shape[--split];
   if (split == 0 || inner_n < g.vector_lanes) return false;
-  if (by_rows && nd == 4 && split == 3 && op->shape[0] == 1 && op->shape[2] >= std::max(2, g.target->cores)) {
+  if (by_rows && split == 3 && nn::rows_split_fits(op->shape, g.target->cores)) {
     te::Axis outer = nn::rows_parallel(st);
     auto [wo, wi] = st.split(st.leaves().back(), g.vector_lanes);
     st.vectorize(wi);

@@ -210,7 +210,7 @@ void register_transform_computes(Registry& r) {
   add(OpCode::Transpose, transpose);
   {
     // DenseNet's concatenations gather values written by convs that split their planes by rows
-    // and feed another such conv: by rows as well (on two CCDs 3.3 -> 2.8 ms per run of its 62
+    // and feed another such conv: by rows as well (on two CCDs 3.19 -> 2.61 ms per run of its 62
     // concatenations, 2 threads; EfficientNet-B0's excitation multiplies, after depthwise convs
     // split by channels, were 5% slower so, so the other injective kernels keep the channels).
     OpImpl impl;
