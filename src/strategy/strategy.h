@@ -25,7 +25,7 @@ namespace sy::strategy {
 // Bump when an implementation, a schedule or a knob changes what a record's (implementation,
 // knobs) builds: tuning records carry it among their validators, and records of another version
 // are refused.
-inline constexpr const char* kScheduleVersion = "3";  // 2: oneDNN conv externs take post-ops; 3: NHWC 1x1 convs threaded over rows first
+inline constexpr const char* kScheduleVersion = "4";  // 2: oneDNN conv externs take post-ops; 3: NHWC 1x1 convs threaded over rows first; 4: kept NHWC convs whose window crowds L1 sets sum channel blocks
 
 inline constexpr const char* kImplementationAttr = "Implementation";
 inline constexpr const char* kKnobsAttr = "Knobs";
