@@ -186,6 +186,54 @@ TEST(KeptLayout, ImplementationsAreChosenWithTheirNeighbours) {
 
 #endif
 
+// Three 3x3 convolutions in a chain, x -> c1 -> c2 -> c3 -> result (16 -> 32 -> 32 -> 16
+// channels), with injected costs (ms) of conv2d.blocked (1.0 each, the best alone) and of
+// conv2d.nhwc alone and with its layout kept: c1 and c3 1.1 alone, 0.5 kept; c2 0.9 alone and
+// `c2_kept` kept. A kept time a little above alone is noise and counts as alone: all three keep
+// NHWC (0.7 + 0.9 + 0.7 against 3.0). Far above (twice alone, as a kept conv whose window fell
+// into a few L1 sets measured), it is c2's own: keeping costs 0.7 + 1.8 + 0.7 and nothing is
+// kept (it was costed as alone, kept, and ran 2.6x slower in ResNet-50).
+std::vector<std::string> nhwc_chain_chosen(double c2_kept, native::Compiled* out, const ir::Module& m) {
+  native::CompileOptions o;
+  o.target = target::host();
+  o.chooser = [c2_kept](const ir::FunctionNode&, const ir::CallNode& anchor, const target::Target&) {
+    std::optional<strategy::Choice> c;
+    if (anchor.op != OpCode::Conv2d) return c;
+    const bool c2 = ir::shape_of(anchor.args[0])[1] == 32 && ir::as_tensor(anchor.type).shape[1] == 32;
+    c = strategy::Choice{"conv2d.blocked", "", "injected: blocked alone is best", true, {}, {}, ""};
+    c->costs = {{"conv2d.blocked", "", 1.0, 0}, {"conv2d.nhwc", "", c2 ? 0.9 : 1.1, c2 ? c2_kept : 0.5}};
+    return c;
+  };
+  *out = native::compile_native(m, o);
+  std::vector<std::string> impls;
+  for (const ir::CallNode* call : native::primitive_calls(out->fused)) {
+    const ir::FuncAttrs& a = call->callee->as<ir::FunctionNode>()->attrs;
+    auto i = a.find(strategy::kImplementationAttr);
+    auto k = a.find(topi::kKeptLayoutAttr);
+    impls.push_back((i == a.end() ? "?" : i->second) + (k == a.end() ? "" : " [" + k->second + "]"));
+  }
+  return impls;
+}
+
+TEST(KeptLayout, AKeptTimeFarAboveAloneIsTheKernelsOwn) {
+  ir::Expr x = ir::var("x", ir::tensor_type({1, 16, 10, 10}, DType::f32));
+  auto conv3x3 = [](const ir::Expr& in, int64_t c_in, int64_t c_out, uint64_t seed) {
+    ops::Conv2dAttrs a;
+    a.padding = {1, 1, 1, 1};
+    return ir::call(OpCode::Conv2d, {in, ir::constant(topitest::random(DType::f32, {c_out, c_in, 3, 3}, -0.3, 0.3, seed)),
+                                     ir::constant(topitest::random(DType::f32, {c_out}, -1, 1, seed + 1))}, a);
+  };
+  ir::Module m;
+  m.functions["main"] = ir::function({x}, conv3x3(conv3x3(conv3x3(x, 16, 32, 21), 32, 32, 23), 32, 16, 25));
+  const std::vector<Tensor> in = {topitest::random(DType::f32, {1, 16, 10, 10}, -1, 1, 7)};
+  native::Compiled nc;
+  EXPECT_EQ(nhwc_chain_chosen(0.95, &nc, m), (std::vector<std::string>{"conv2d.nhwc [nhwc out]", "conv2d.nhwc [nhwc in=0 out]",
+                                                                       "conv2d.nhwc [nhwc in=0]"}));
+  nativetest::expect_reference_values(m, nc, in, "kept");
+  EXPECT_EQ(nhwc_chain_chosen(1.8, &nc, m), (std::vector<std::string>{"conv2d.blocked", "conv2d.blocked", "conv2d.blocked"}));
+  nativetest::expect_reference_values(m, nc, in, "plain");
+}
+
 TEST(KeptLayout, AttributeParsesAndPrints) {
   ir::Expr x = ir::var("x", ir::tensor_type({1, 16, 4, 4}, DType::f32));
   ir::Expr r = ir::var("r", ir::tensor_type({1, 16, 4, 4}, DType::f32));

@@ -436,6 +436,52 @@ TEST(TuneRecords, AKernelKeepingNoLayoutTakesTheBestAlone) {
   EXPECT_EQ(chosen({nhwc, rows, nhwc_kept}), "conv2d.rows " + rows_knobs);
 }
 
+// The kept time was measured for other knobs than the implementation's best alone (timed again
+// side by side, the best changed): keeping is costed with those knobs, at their time alone and
+// kept, and the best alone gets no kept time it was never timed with.
+TEST(TuneRecords, AKeptTimeOfOtherKnobsIsAnOptionWithThoseKnobs) {
+  const target::Target t = target::parse("cpu -isa=avx512 -cores=2");
+  std::vector<tune::Task> tasks = tune::extract_tasks(small_conv(), t);
+  ASSERT_EQ(tasks.size(), 1u);
+  auto record = [&](const std::string& impl, const std::string& knobs, double ms, const std::string& kept = "") {
+    tune::Record r;
+    r.workload = tasks[0].key;
+    r.target = t.str();
+    r.target_key = t.key();
+    r.implementation = impl;
+    r.knobs = knobs;
+    r.kept_layout = kept;
+    r.median_ms = ms;
+    r.confirmed = true;
+    r.validators = tune::current_validators();
+    return r;
+  };
+  const std::string a = "tile_vectors_nhwc=2 tile_pixels_nhwc=8 rows_outer_nhwc=0",
+                    b = "tile_vectors_nhwc=2 tile_pixels_nhwc=8 rows_outer_nhwc=1";
+  std::vector<tune::Record> rs = {record("conv2d.nhwc", a, 1.00), record("conv2d.nhwc", b, 1.02),
+                                  record("conv2d.blocked", "", 1.10), record("conv2d.nhwc", b, 2.00, "nhwc in=0 out")};
+  const strategy::Chooser chooser = tune::records_chooser(tune::select_records(rs, t, tune::current_validators()));
+  std::optional<strategy::Choice> c;
+  native::CompileOptions o;
+  o.target = t;
+  o.chooser = [&](const ir::FunctionNode& fn, const ir::CallNode& anchor, const target::Target& tt) {
+    std::optional<strategy::Choice> got = chooser(fn, anchor, tt);
+    if (got && !c) c = got;
+    return got;
+  };
+  native::compile_native(small_conv(), o);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->implementation + " " + c->knobs, "conv2d.nhwc " + a);
+  std::vector<std::string> costs;
+  for (const strategy::Choice::Cost& k : c->costs) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, " %.2f %.2f", k.ms, k.kept_ms);
+    costs.push_back(k.implementation + " " + k.knobs + buf);
+  }
+  EXPECT_EQ(costs, (std::vector<std::string>{"conv2d.nhwc " + a + " 1.00 0.00", "conv2d.blocked  1.10 0.00",
+                                             "conv2d.nhwc " + b + " 1.02 2.00"}));
+}
+
 // A workload tuned again supersedes all its older records: the plain and kept ones and the
 // end-to-end check's marks (which described the older records), not other workloads' records.
 TEST(TuneRecords, AWorkloadTunedAgainSupersedesItsMarks) {
