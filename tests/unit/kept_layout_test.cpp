@@ -25,6 +25,18 @@ namespace {
 
 using ops::OpCode;
 
+// Each fused call's implementation and kept layout in graph order: "conv2d.nhwc [nhwc in=0 out]".
+std::vector<std::string> implementations_and_layouts(const native::Compiled& nc) {
+  std::vector<std::string> impls;
+  for (const ir::CallNode* call : native::primitive_calls(nc.fused)) {
+    const ir::FuncAttrs& a = call->callee->as<ir::FunctionNode>()->attrs;
+    auto i = a.find(strategy::kImplementationAttr);
+    auto k = a.find(topi::kKeptLayoutAttr);
+    impls.push_back((i == a.end() ? "?" : i->second) + (k == a.end() ? "" : " [" + k->second + "]"));
+  }
+  return impls;
+}
+
 #ifdef SY_EXPECT_EXTERNS
 
 ir::Expr conv(const ir::Expr& x, int64_t c_in, int64_t c_out, int64_t k, uint64_t seed) {
@@ -154,14 +166,7 @@ std::vector<std::string> chosen_for(double c3_kept, native::Compiled* out, const
     return c;
   };
   *out = native::compile_native(m, o);
-  std::vector<std::string> impls;
-  for (const ir::CallNode* call : native::primitive_calls(out->fused)) {
-    const ir::FuncAttrs& a = call->callee->as<ir::FunctionNode>()->attrs;
-    auto i = a.find(strategy::kImplementationAttr);
-    auto k = a.find(topi::kKeptLayoutAttr);
-    impls.push_back((i == a.end() ? "?" : i->second) + (k == a.end() ? "" : " [" + k->second + "]"));
-  }
-  return impls;
+  return implementations_and_layouts(*out);
 }
 
 TEST(KeptLayout, ImplementationsAreChosenWithTheirNeighbours) {
@@ -205,14 +210,7 @@ std::vector<std::string> nhwc_chain_chosen(double c2_kept, native::Compiled* out
     return c;
   };
   *out = native::compile_native(m, o);
-  std::vector<std::string> impls;
-  for (const ir::CallNode* call : native::primitive_calls(out->fused)) {
-    const ir::FuncAttrs& a = call->callee->as<ir::FunctionNode>()->attrs;
-    auto i = a.find(strategy::kImplementationAttr);
-    auto k = a.find(topi::kKeptLayoutAttr);
-    impls.push_back((i == a.end() ? "?" : i->second) + (k == a.end() ? "" : " [" + k->second + "]"));
-  }
-  return impls;
+  return implementations_and_layouts(*out);
 }
 
 TEST(KeptLayout, AKeptTimeFarAboveAloneIsTheKernelsOwn) {

@@ -392,21 +392,28 @@ TEST(TuneRecords, MergeKeepsTheBestPerWorkloadTargetAndImplementation) {
 // times: a kept-layout time slower than the same candidate's time alone (nothing to save), or a
 // candidate cut short at a time below the best's (cut against a best timed in a quieter moment).
 // CI once chose conv2d.rows over the best record, conv2d.nhwc, that way.
+// A confirmed ok record of the task on t, timed `ms` (kept in `kept` when not empty).
+tune::Record confirmed_record(const tune::Task& task, const target::Target& t, const std::string& impl,
+                              const std::string& knobs, double ms, const std::string& kept) {
+  tune::Record r;
+  r.workload = task.key;
+  r.target = t.str();
+  r.target_key = t.key();
+  r.implementation = impl;
+  r.knobs = knobs;
+  r.kept_layout = kept;
+  r.median_ms = ms;
+  r.confirmed = true;
+  r.validators = tune::current_validators();
+  return r;
+}
+
 TEST(TuneRecords, AKernelKeepingNoLayoutTakesTheBestAlone) {
   const target::Target t = target::parse("cpu -isa=avx512 -cores=2");
   std::vector<tune::Task> tasks = tune::extract_tasks(small_conv(), t);
   ASSERT_EQ(tasks.size(), 1u);
-  auto record = [&](const std::string& impl, const std::string& knobs, double ms) {
-    tune::Record r;
-    r.workload = tasks[0].key;
-    r.target = t.str();
-    r.target_key = t.key();
-    r.implementation = impl;
-    r.knobs = knobs;
-    r.median_ms = ms;
-    r.confirmed = true;
-    r.validators = tune::current_validators();
-    return r;
+  auto record = [&](const std::string& impl, const std::string& knobs, double ms, const std::string& kept = "") {
+    return confirmed_record(tasks[0], t, impl, knobs, ms, kept);
   };
   const std::string nhwc_knobs = "tile_vectors_nhwc=2 tile_pixels_nhwc=8 rows_outer_nhwc=1", rows_knobs = "tile_o_rows=8 tile_vectors_rows=1";
   auto chosen = [&](const std::vector<tune::Record>& rs) {
@@ -444,17 +451,7 @@ TEST(TuneRecords, AKeptTimeOfOtherKnobsIsAnOptionWithThoseKnobs) {
   std::vector<tune::Task> tasks = tune::extract_tasks(small_conv(), t);
   ASSERT_EQ(tasks.size(), 1u);
   auto record = [&](const std::string& impl, const std::string& knobs, double ms, const std::string& kept = "") {
-    tune::Record r;
-    r.workload = tasks[0].key;
-    r.target = t.str();
-    r.target_key = t.key();
-    r.implementation = impl;
-    r.knobs = knobs;
-    r.kept_layout = kept;
-    r.median_ms = ms;
-    r.confirmed = true;
-    r.validators = tune::current_validators();
-    return r;
+    return confirmed_record(tasks[0], t, impl, knobs, ms, kept);
   };
   const std::string a = "tile_vectors_nhwc=2 tile_pixels_nhwc=8 rows_outer_nhwc=0",
                     b = "tile_vectors_nhwc=2 tile_pixels_nhwc=8 rows_outer_nhwc=1";
