@@ -7,7 +7,7 @@
 // so without records it is taken only along a chain of depthwise convs and the convs next to them
 // (chain_role); alone it computes plain NCHW too (correct, slower: a lane per plane).
 #include <algorithm>
-#include <map>
+#include <array>
 #include <set>
 
 #include "ir/visitor.h"
@@ -31,7 +31,7 @@ constexpr int64_t kChannelsBlock = 16;
 bool window_thrashes_l1(int64_t rows, int64_t cols, int64_t row_bytes, int64_t col_bytes, const target::Target& t) {
   constexpr int64_t kLine = 64, kSets = 64;
   const int64_t ways = std::max<int64_t>(1, t.l1d_bytes / kLine / kSets * 3 / 4);
-  std::map<int64_t, std::set<int64_t>> lines_of_set;
+  std::array<std::set<int64_t>, kSets> lines_of_set;
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t c = 0; c < cols; ++c) {
       const int64_t line = (r * row_bytes + c * col_bytes) / kLine;
@@ -202,20 +202,18 @@ void schedule_nhwc(GroupSchedule& g) {
     // taps (0.57 ms kept): each line read is then used for 16 channels. Plain NCHW, a channel's
     // window is a few lines and the channels outermost stay (blocks were up to 20% slower).
     const NhwcConv c = g.anchor ? nhwc_conv(*g.anchor) : NhwcConv{};
-    const int64_t taps = c.KH * c.KW;
-    if (taps > 1 && c.C > kChannelsBlock && c.C % kChannelsBlock == 0) {
+    bool blocks = false;
+    if (c.KH * c.KW > 1 && c.C > kChannelsBlock && c.C % kChannelsBlock == 0) {
       const bool kept_in = static_cast<bool>(find_stage(anchor, "nchw_view"));
       const int64_t rows = std::min(c.H, (c.KH - 1) * c.dh + 1),
                     cols = std::min(c.W, (std::min(tp, OW) - 1) * c.sw + (c.KW - 1) * c.dw + 1);
       // Not a knob: a record's knobs, tuned alone (plain), are also what runs kept.
-      const bool thrash = kept_in ? window_thrashes_l1(rows, cols, c.W * c.C * 4, c.C * 4, *g.target)
-                                  : window_thrashes_l1(rows, cols, c.W * 4, 4, *g.target);
-      if (thrash) {
-        auto [rco, rci] = y.split(rc, kChannelsBlock);
-        y.reorder({rco, rh, rw, rci, y.axis(2), yo, yi});
-      } else {
-        y.reorder({rc, rh, rw, y.axis(2), yo, yi});
-      }
+      blocks = kept_in ? window_thrashes_l1(rows, cols, c.W * c.C * 4, c.C * 4, *g.target)
+                       : window_thrashes_l1(rows, cols, c.W * 4, 4, *g.target);
+    }
+    if (blocks) {
+      auto [rco, rci] = y.split(rc, kChannelsBlock);
+      y.reorder({rco, rh, rw, rci, y.axis(2), yo, yi});
     } else {
       y.reorder({rc, rh, rw, y.axis(2), yo, yi});
     }
