@@ -12,7 +12,9 @@
 #include "ir/module.h"
 #include "target/target.h"
 #include "tune/measure.h"
+#include "tune/records.h"
 #include "tune/search.h"
+#include "tune/task.h"
 
 namespace sy::tune {
 
@@ -28,6 +30,9 @@ struct TuneOptions {
   // choices, as without records, keeping layouts where the records allow): median ms of each.
   // Null: time_models (a child process); tests inject times here.
   std::function<std::vector<double>(const ir::Module&, const std::vector<native::CompileOptions>&)> time_model;
+  // The side-by-side timing of a task's best candidates and kept variants (TaskBench::confirm).
+  // Null: TaskBench::confirm; tests inject times here.
+  std::function<std::vector<Measurement>(const Task&, const std::vector<strategy::Choice>&)> confirm;
 };
 
 // What the progress callback is told (after each candidate, and at each task's start and end).
@@ -65,6 +70,11 @@ struct TuneSummary {
 // deadlocks in its first one. sy::Error when the process has more than one thread.
 TuneSummary tune(const ir::Module& m, const target::Target& t, const std::string& records_path,
                  const TuneOptions& opts, const std::function<void(const TuneProgress&)>& progress = nullptr);
+
+// The records to time a task's implementations with their layouts kept (one per implementation
+// that can keep them, topi::OpImpl::kept_layouts): copies of each one's best plain record among
+// `records`, the confirmed ones first (timed side by side), with kept_layout set.
+std::vector<Record> kept_variants(const std::vector<Record>& records, const Task& task, const target::Target& t);
 
 // Threads of this process (/proc/self/task); 0 if unknown.
 int threads_in_process();

@@ -479,6 +479,84 @@ TEST(TuneRecords, AKeptTimeOfOtherKnobsIsAnOptionWithThoseKnobs) {
                                              "conv2d.nhwc " + b + " 1.02 2.00"}));
 }
 
+// The kept variant is timed for the implementation's best as confirmed side by side, not its best
+// in the first timings: ResNet-50's 3x3 stride-2 512 conv was timed kept with knobs that lost the
+// side-by-side timing, and compile kept its layouts with the winner's knobs, never timed kept.
+TEST(TuneRecords, TheKeptVariantIsOfTheConfirmedBest) {
+  const target::Target t = target::parse("cpu -isa=avx512 -cores=2");
+  std::vector<tune::Task> tasks = tune::extract_tasks(small_conv(), t);
+  ASSERT_EQ(tasks.size(), 1u);
+  const std::string a = "tile_vectors_nhwc=2 tile_pixels_nhwc=8 rows_outer_nhwc=0",
+                    b = "tile_vectors_nhwc=2 tile_pixels_nhwc=8 rows_outer_nhwc=1",
+                    c = "tile_vectors_nhwc=1 tile_pixels_nhwc=8 rows_outer_nhwc=1";
+  auto record = [&](const std::string& impl, const std::string& knobs, double ms, bool confirmed) {
+    tune::Record r = confirmed_record(tasks[0], t, impl, knobs, ms, "");
+    r.confirmed = confirmed;
+    return r;
+  };
+  std::vector<tune::Record> rs = {record("conv2d.blocked", "", 0.5, true), record("conv2d.nhwc", a, 1.10, true),
+                                  record("conv2d.nhwc", b, 1.00, true), record("conv2d.nhwc", c, 0.80, false)};
+  rs[3].outcome = tune::Outcome::Cut;
+  auto kept = [&] {
+    std::vector<std::string> out;
+    for (const tune::Record& r : tune::kept_variants(rs, tasks[0], t)) out.push_back(r.implementation + " " + r.knobs + " " + r.kept_layout);
+    return out;
+  };
+  // conv2d.blocked keeps nothing; conv2d.nhwc's confirmed best is b (c was cut short, a lost).
+  EXPECT_EQ(kept(), std::vector<std::string>{"conv2d.nhwc " + b + " nhwc in=0 out"});
+  // Before the side-by-side timing (nothing confirmed), the fastest, cut short or not.
+  for (tune::Record& r : rs) r.confirmed = false;
+  EXPECT_EQ(kept(), std::vector<std::string>{"conv2d.nhwc " + c + " nhwc in=0 out"});
+}
+
+// The tuner times everything again when the side-by-side timing changed an implementation's best,
+// with the kept variant of the new best: each kept record it writes is of its implementation's
+// best as confirmed (the timings injected put an implementation's knobs in the reverse order of
+// their times alone).
+TEST(Tune, AKeptRecordIsOfItsImplementationsConfirmedBest) {
+  SKIP_UNLESS_ALONE();
+  omp_set_num_threads(1);
+  const std::string path = temp_records("kept-confirmed");
+  tune::TuneOptions o = quick(12);
+  int rounds = 0;
+  std::map<std::string, std::string> first_kept;  // implementation -> knobs timed kept in the first round
+  o.confirm = [&](const tune::Task&, const std::vector<strategy::Choice>& cs) {
+    ++rounds;
+    std::vector<tune::Measurement> ms(cs.size());
+    std::map<std::string, int> seen;
+    for (size_t i = 0; i < cs.size(); ++i) {
+      if (!cs[i].kept_layout.empty()) {
+        if (rounds == 1) first_kept[cs[i].implementation] = cs[i].knobs;
+        ms[i].median_ms = 0.5;
+      } else {
+        // Later picks of an implementation (slower alone) are faster here.
+        ms[i].median_ms = 1.0 - 0.1 * seen[cs[i].implementation]++;
+      }
+      ms[i].costs_ms = {ms[i].median_ms};
+    }
+    return ms;
+  };
+  tune::TuneSummary s = tune::tune(small_conv(), target::host(), path, o);
+  ASSERT_EQ(s.tuned, 1);
+  const std::vector<tune::Record> rs = tune::read_records(path);
+  std::map<std::string, const tune::Record*> best;  // per implementation, its confirmed best
+  for (const tune::Record& r : rs)
+    if (r.kept_layout.empty() && r.confirmed && r.outcome == tune::Outcome::Ok &&
+        (!best.count(r.implementation) || r.median_ms < best[r.implementation]->median_ms))
+      best[r.implementation] = &r;
+  int kept = 0;
+  for (const tune::Record& r : rs) {
+    if (r.kept_layout.empty()) continue;
+    ++kept;
+    ASSERT_TRUE(best.count(r.implementation)) << r.implementation;
+    EXPECT_EQ(r.knobs, best[r.implementation]->knobs) << r.implementation;
+    // A second round when the first changed the best's knobs, none otherwise.
+    EXPECT_EQ(rounds, first_kept[r.implementation] == r.knobs ? 1 : 2);
+  }
+  EXPECT_GT(kept, 0);
+  std::filesystem::remove(path);
+}
+
 // A workload tuned again supersedes all its older records: the plain and kept ones and the
 // end-to-end check's marks (which described the older records), not other workloads' records.
 TEST(TuneRecords, AWorkloadTunedAgainSupersedesItsMarks) {
