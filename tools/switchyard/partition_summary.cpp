@@ -2,6 +2,8 @@
 #include "partition_summary.h"
 
 #include <map>
+#include <set>
+#include <utility>
 
 #include "cli_common.h"
 
@@ -98,12 +100,20 @@ void print_partition(std::ostream& os, const PartitionReport& r, bool explain) {
     return;
   }
   os << "placement of every node, in graph order:\n";
+  // A region's measurement is every one of its nodes' reason: said in full once, then by its
+  // first words (EfficientNet-B0's 116 nodes repeated one 200-character line).
+  std::set<std::pair<std::string, std::string>> said;
   for (const auto& d : r.nodes) {
     os << "  " << d.node << " -> " << (d.backend.empty() ? "native" : d.backend);
     if (!d.why.empty()) os << "  (" << d.why << ")";
     os << "\n";
-    for (const auto& [b, why] : d.rejections)
-      os << "      " << (why.rfind(b + ":", 0) == 0 || why.rfind(b + " ", 0) == 0 ? "" : b + ": ") << why << "\n";
+    for (const auto& [b, why] : d.rejections) {
+      std::string text = why;
+      const size_t colon = why.find(": ");
+      if (why.size() > 80 && colon != std::string::npos && !said.insert({b, why}).second)
+        text = why.substr(0, colon) + " (as above)";
+      os << "      " << (why.rfind(b + ":", 0) == 0 || why.rfind(b + " ", 0) == 0 ? "" : b + ": ") << text << "\n";
+    }
   }
   for (const auto& reg : r.regions)
     if (!reg.offloaded)
