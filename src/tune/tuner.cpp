@@ -389,6 +389,7 @@ TuneSummary tune(const ir::Module& m, const target::Target& t, const std::string
     std::vector<Record> kept = kept_variants(records, task, t);
     if (!pick.empty() && !out_of_time) {
       bool timed = false;
+      std::vector<Record> trying = kept;  // becomes `kept` once timed (a failed second timing keeps the first's)
       for (int round = 0; round < 2; ++round) {
         std::vector<strategy::Choice> again;
         for (size_t i : pick) {
@@ -397,7 +398,7 @@ TuneSummary tune(const ir::Module& m, const target::Target& t, const std::string
           c.knobs = records[i].knobs;
           again.push_back(c);
         }
-        for (const Record& r : kept) {
+        for (const Record& r : trying) {
           strategy::Choice c;
           c.implementation = r.implementation;
           c.knobs = r.knobs;
@@ -408,16 +409,16 @@ TuneSummary tune(const ir::Module& m, const target::Target& t, const std::string
         if (ms.size() != again.size()) break;
         timed = true;
         for (size_t j = 0; j < ms.size(); ++j) {
-          Record& r = j < pick.size() ? records[pick[j]] : kept[j - pick.size()];
+          Record& r = j < pick.size() ? records[pick[j]] : trying[j - pick.size()];
           r.median_ms = ms[j].median_ms;
           r.costs_ms = ms[j].costs_ms;
           r.confirmed = true;
         }
-        std::vector<Record> now = kept_variants(records, task, t);
-        bool same = now.size() == kept.size();
-        for (size_t j = 0; same && j < now.size(); ++j) same = now[j].knobs == kept[j].knobs;
+        kept = trying;
+        trying = kept_variants(records, task, t);
+        bool same = trying.size() == kept.size();
+        for (size_t j = 0; same && j < trying.size(); ++j) same = trying[j].knobs == kept[j].knobs;
         if (same) break;
-        kept = std::move(now);
       }
       if (timed) {
         records.insert(records.end(), kept.begin(), kept.end());

@@ -539,11 +539,14 @@ TEST(Tune, AKeptRecordIsOfItsImplementationsConfirmedBest) {
   tune::TuneSummary s = tune::tune(small_conv(), target::host(), path, o);
   ASSERT_EQ(s.tuned, 1);
   const std::vector<tune::Record> rs = tune::read_records(path);
-  std::map<std::string, const tune::Record*> best;  // per implementation, its confirmed best
-  for (const tune::Record& r : rs)
-    if (r.kept_layout.empty() && r.confirmed && r.outcome == tune::Outcome::Ok &&
-        (!best.count(r.implementation) || r.median_ms < best[r.implementation]->median_ms))
-      best[r.implementation] = &r;
+  // Per implementation, its confirmed best; one none of whose candidates was among the best
+  // timed side by side (the times alone decide which are), its best alone.
+  std::map<std::string, const tune::Record*> best;
+  for (const tune::Record& r : rs) {
+    if (!r.kept_layout.empty() || (r.outcome != tune::Outcome::Ok && r.outcome != tune::Outcome::Cut)) continue;
+    const tune::Record* b = best.count(r.implementation) ? best[r.implementation] : nullptr;
+    if (!b || (r.confirmed != b->confirmed ? r.confirmed : r.median_ms < b->median_ms)) best[r.implementation] = &r;
+  }
   int kept = 0;
   for (const tune::Record& r : rs) {
     if (r.kept_layout.empty()) continue;
