@@ -45,6 +45,7 @@ std::string codegen_identities() {
 std::map<std::string, std::string> current_validators() {
   return {{"switchyard", SWITCHYARD_VERSION},
           {"schedules", strategy::kScheduleVersion},
+          {"measure", kMeasureVersion},
           {"cc", codegen::compiler_identity()},
           // The codegen hooks built in and their versions (a -codegen target's kernels are theirs).
           {"codegens", codegen_identities()},
