@@ -2,7 +2,6 @@
 // built, checked and timed in a child of its own, reporting through shared memory.
 #include "tune/measure.h"
 
-#include <emmintrin.h>
 #include <fcntl.h>
 #include <omp.h>
 #include <poll.h>
@@ -13,8 +12,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
-#include <memory>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -23,6 +20,7 @@
 #include "backends/reference/executor.h"
 #include "ir/type.h"
 #include "native/compile.h"
+#include "support/cache_state.h"
 #include "support/error.h"
 #include "target/host.h"
 
@@ -235,56 +233,14 @@ struct Built {
   bool has_state = false;
 };
 
-// Puts the caches in the state a kernel finds inside a model, before each timed run:
-// - its weights in memory only: every other layer's weights went through the caches since its
-//   last run (TVM flushes them too). The constants are flushed line by line; an extern's
-//   weights live in its library's state, out of sight, and a sweep through twice the last-level
-//   cache evicts them (it costs a few ms a run, so only candidates with a state pay it);
-// - its activations just written by the kernel before it, each thread a contiguous share;
-// - its results' memory last read by another thread: the arena hands out memory that the other
-//   core's kernels used.
-// Timed hot and alone, DenseNet-121's 1x1 convs on 14x14 took 0.10 ms against 0.20 in the model
-// on 2 threads, its classifier 0.035 against 0.084, and NHWC variants that won alone lost there
-// (the tuned model ran 20.7 ms; 19.8 with the weights flushed, 20.6 with only the private caches
-// swept, so that the weights came from the last-level cache).
-class CacheState {
- public:
-  CacheState(const Built& b, const target::Target& t) : b_(b) {
-    for (const auto& [p, n] : b.activations) pristine_.emplace_back(static_cast<const char*>(p), static_cast<const char*>(p) + n);
-    if (b.has_state) {
-      static std::vector<unsigned char> sweep;  // one per measuring child
-      const size_t want = 2 * static_cast<size_t>(std::max<int64_t>(t.l3_bytes, 1 << 20));
-      if (sweep.size() < want) sweep.assign(want, 1);
-      sweep_ = &sweep;
-    }
-  }
-  void prime() const {
-#pragma omp parallel
-    {
-      const size_t n = static_cast<size_t>(omp_get_num_threads()), t = static_cast<size_t>(omp_get_thread_num());
-      auto share = [&](size_t bytes, size_t who) { return std::pair{bytes * who / n, bytes * (who + 1) / n}; };
-      unsigned sum = 0;
-      if (sweep_)
-        for (auto [i, end] = share(sweep_->size(), t); i < end; i += 64) sum += (*sweep_)[i];
-      for (const auto& [p, bytes] : b_.weights)
-        for (auto [i, end] = share(bytes, t); i < end; i += 64) _mm_clflush(static_cast<const char*>(p) + i);
-      _mm_mfence();
-      for (size_t k = 0; k < pristine_.size(); ++k) {
-        const auto [lo, hi] = share(pristine_[k].size(), t);
-        std::memcpy(static_cast<char*>(b_.activations[k].first) + lo, pristine_[k].data() + lo, hi - lo);
-      }
-      for (const auto& [p, bytes] : b_.results)
-        for (auto [i, end] = share(bytes, (t + 1) % n); i < end; i += 64) sum += static_cast<const unsigned char*>(p)[i];
-      sink_ += sum;
-    }
-  }
-
- private:
-  const Built& b_;
-  std::vector<std::vector<char>> pristine_;
-  const std::vector<unsigned char>* sweep_ = nullptr;
-  mutable std::atomic<unsigned> sink_{0};
-};
+// The caches as the model leaves them for the candidate (support/cache_state.h). Its constants
+// are flushed; an extern keeps its weights in its state, out of sight, so with states the
+// last-level cache is swept as well.
+CacheState cache_state(const Built& b, const target::Target& t) {
+  std::vector<CacheState::Span> inputs = b.activations, weights = b.weights, results = b.results;
+  return CacheState(std::move(inputs), std::move(weights), std::move(results),
+                    b.has_state ? 2 * static_cast<size_t>(std::max<int64_t>(t.l3_bytes, 1 << 20)) : 0);
+}
 
 // The task's module with its call's function given the KeptLayout attribute `kept`: its
 // parameters and result taken as in that layout (random inputs either way; see Choice::kept_layout).
@@ -413,7 +369,7 @@ Measurement TaskBench::measure(const strategy::Choice& candidate, double best_ms
       rep->done = 1;
       return;
     }
-    CacheState cache(built, target_);
+    const CacheState cache = cache_state(built, target_);
     run_once(built, &cache);  // warm-up
     std::vector<double> t;
     for (int i = 0; i < 3; ++i) t.push_back(run_once(built, &cache));
@@ -464,14 +420,14 @@ std::vector<Measurement> TaskBench::confirm(const std::vector<strategy::Choice>&
     std::string why;
     for (size_t i = 0; i < n; ++i)
       if (!build_candidate(task_, target_, candidates[i], inputs_, built[i], why)) return;
-    std::vector<std::unique_ptr<CacheState>> cache;
-    for (const Built& b : built) cache.push_back(std::make_unique<CacheState>(b, target_));
+    std::vector<CacheState> cache;
+    for (const Built& b : built) cache.push_back(cache_state(b, target_));
     for (int w = 0; w < 2; ++w)
-      for (size_t i = 0; i < n; ++i) run_once(built[i], cache[i].get());
+      for (size_t i = 0; i < n; ++i) run_once(built[i], &cache[i]);
     std::vector<std::vector<double>> t(n);
     auto t0 = std::chrono::steady_clock::now();
     for (int r = 0; r < o.max_runs; ++r) {
-      for (size_t i = 0; i < n; ++i) t[i].push_back(run_once(built[i], cache[i].get()));
+      for (size_t i = 0; i < n; ++i) t[i].push_back(run_once(built[i], &cache[i]));
       if (r + 1 >= o.min_runs &&
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() >= o.min_seconds * static_cast<double>(n))
         break;
