@@ -237,8 +237,7 @@ struct Built {
 // are flushed; an extern keeps its weights in its state, out of sight, so with states the
 // last-level cache is swept as well.
 CacheState cache_state(const Built& b, const target::Target& t) {
-  std::vector<CacheState::Span> inputs = b.activations, weights = b.weights, results = b.results;
-  return CacheState(std::move(inputs), std::move(weights), std::move(results),
+  return CacheState(b.activations, b.weights, b.results,
                     b.has_state ? 2 * static_cast<size_t>(std::max<int64_t>(t.l3_bytes, 1 << 20)) : 0);
 }
 

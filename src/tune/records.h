@@ -56,14 +56,15 @@ struct Record {
   std::string time;  // UTC, ISO 8601
 };
 
+// How candidates are timed (tune/measure.cpp): a record timed otherwise is not comparable.
+// 2: each run finds its weights flushed from the caches, its activations just written by the
+// pool's threads and its results last read by another thread, as in a model. Records timed
+// before (all hot) have no "measure" validator.
+inline constexpr const char* kMeasureVersion = "2";
+
 // What this build would write: Switchyard's version, the schedules' version
 // (strategy::kScheduleVersion), how candidates are timed (kMeasureVersion), the C compiler's
 // identity and the extern libraries' versions (strategy::extern_libraries).
-// How candidates are timed (tune/measure.cpp): a record timed otherwise is not comparable.
-// 2: each run finds its weights flushed from the caches, its activations just written by the
-// pool's threads and its results last read by another thread, as in a model (1: all hot).
-inline constexpr const char* kMeasureVersion = "2";
-
 std::map<std::string, std::string> current_validators();
 
 std::string to_json_line(const Record& r);
