@@ -55,14 +55,15 @@ std::unique_ptr<RecordsUse> use_records(const std::string& path, native::Compile
 }
 
 std::string records_summary(const native::Compiled& nc, const RecordsUse& r) {
-  int by_record = 0, by_priority = 0, in_chains = 0;
+  int by_record = 0, by_priority = 0, in_chains = 0, by_hooks = 0;
   for (const strategy::Choice& c : nc.choices) {
     if (c.implementation.empty()) continue;
-    (c.from_record ? by_record : c.in_chain ? in_chains : by_priority)++;
+    (c.by_hook ? by_hooks : c.from_record ? by_record : c.in_chain ? in_chains : by_priority)++;
   }
   std::string s = "records (" + r.path + "): " + std::to_string(by_record) + " kernels chosen by records, " +
                   (in_chains ? std::to_string(in_chains) + " in chains keeping a layout, " : "") +
-                  std::to_string(by_priority) + " by priority (no record for their workload)";
+                  std::to_string(by_priority) + " by priority (no record for their workload)" +
+                  (by_hooks ? ", " + std::to_string(by_hooks) + " lowered by target hooks" : "");
   if (!r.applicable.defaults.empty())
     s += "; the records leave " + std::to_string(r.applicable.defaults.size()) +
          " workloads to the defaults (a model ran faster so end to end: tune's check)";

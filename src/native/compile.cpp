@@ -206,6 +206,7 @@ Compiled compile_once(const ir::Module& m, const CompileOptions& opts, const std
           funcs.push_back(hook->second(*fn, plan.kernel_names[k], tgt));
           out.choices[k].implementation = by->second;
           out.choices[k].why = "lowered by the " + by->second + " target hook";
+          out.choices[k].by_hook = true;
         } catch (const Error& e) {
           failed[k] = by->second + " lowering hook: " + e.what();
         }

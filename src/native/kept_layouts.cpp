@@ -244,6 +244,8 @@ ir::Module keep_layouts(const ir::Module& fused, const target::Target& t, const 
     pack();
     for (size_t i = 0; i < n; ++i) {
       const auto* fn = pcalls[i]->callee->as<ir::FunctionNode>();
+      // A target hook's kernel (its own lowering, constants inline) has no record to ask for.
+      if (fn->attrs.count(kLoweredByAttr)) continue;
       if (const ir::CallNode* anchor = strategy::anchor_of(*fn))
         if (std::optional<strategy::Choice> c = chooser(*fn, *anchor, t)) recorded[i] = c->from_record;
     }

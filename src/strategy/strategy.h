@@ -84,6 +84,8 @@ struct Choice {
   std::string kept_layout;
   // Taken without a record as part of a chain keeping its layout (native/kept_layouts.h).
   bool in_chain = false;
+  // Lowered by a target hook (native/hooked_regions.h): no strategy, no record applies.
+  bool by_hook = false;
 };
 
 // Chooses for one kernel: given its function as planned (weights in their packed types, what

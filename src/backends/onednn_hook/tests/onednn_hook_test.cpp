@@ -30,6 +30,8 @@
 #include "target/host.h"
 #include "target/target.h"
 #include "tir/printer.h"
+#include "tune/records.h"
+#include "tune/task.h"
 
 namespace sy {
 namespace {
@@ -482,6 +484,52 @@ def @main(%x: Tensor[(1, 32, 4, 4), float32]) -> Tensor[(1, 32, 4, 4), float32] 
     calls += k.find("call stateful sy_onednn_conv2d") != std::string::npos;
   }
   EXPECT_EQ(calls, 2);
+}
+
+// With tuning records, the native kernels beside the hook's take theirs and the hook's kernels
+// are the hook's (their functions hold the weights as constants, which no workload key names:
+// records and the hook together failed with "workload_key: unexpected node in a fused function").
+TEST(OnednnHook, RecordsChooseTheNativeKernelsBesideTheHook) {
+  ir::Expr x = ir::var("x", ir::tensor_type({1, 16, 8, 8}, DType::f32));
+  ops::Pool2dAttrs avg;  // DenseNet's transition pooling: not one of the hook's ops
+  avg.kernel = {2, 2};
+  avg.strides = {2, 2};
+  ir::Expr y = ir::call(OpCode::AvgPool2d, {relu(conv(x, 16, 16, 3, 1, 90))}, std::make_shared<const ops::Pool2dAttrs>(avg));
+  ir::Module m = module_of({x}, y);
+  // A record for the native pooling, its last implementation with its knobs' defaults.
+  const target::Target& t = target::host();
+  tune::Record r;
+  for (const tune::Task& task : tune::extract_tasks(m, t))
+    if (task.op == "nn.avg_pool2d") {
+      r.workload = task.key;
+      r.implementation = task.implementations.back();
+    }
+  ASSERT_FALSE(r.workload.empty()) << "no native task for the pooling";
+  r.op = "nn.avg_pool2d";
+  r.target = t.str();
+  r.target_key = t.key();
+  r.median_ms = 0.01;
+  r.validators = tune::current_validators();
+  const std::string path = ::testing::TempDir() + "/onednn_hook_records.jsonl";
+  tune::write_records(path, {r});
+  api::CompileSpec spec;
+  spec.backends = {"onednn_hook"};
+  spec.records = path;
+  api::Compilation c = api::compile(m, spec);
+  std::remove(path.c_str());
+  ASSERT_TRUE(c.native);
+  EXPECT_GE(hooked_kernels(c), 1);
+  int by_record = 0;
+  for (const strategy::Choice& ch : c.native->choices) {
+    EXPECT_EQ(ch.by_hook, ch.implementation == "onednn_hook") << ch.implementation;
+    if (ch.from_record) {
+      ++by_record;
+      EXPECT_EQ(ch.implementation, r.implementation);
+    }
+  }
+  EXPECT_EQ(by_record, 1) << c.records;
+  EXPECT_NE(c.records.find("lowered by target hooks"), std::string::npos) << c.records;
+  expect_matches_reference(c, m, {rnd({1, 16, 8, 8}, 94)}, "records beside the hook");
 }
 
 TEST(OnednnHook, ArtifactLoadsWithoutTheBackend) {
