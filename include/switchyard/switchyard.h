@@ -248,6 +248,7 @@ struct TuneProgress {
   std::string best;               // "impl knobs"
   double default_ms = 0;          // at a task's end: the default's time (0: unknown)
   bool task_done = false;
+  double busy_cpus = 0;           // at a task's end: CPUs other processes took while it was timed, when too many
 };
 
 struct TuneOptions {
@@ -264,6 +265,9 @@ struct TuneOptions {
   // without records and (where timed) keeping layouts; another way that beats the records' by
   // more than 2%, twice in a row, is marked in the records and compile follows it.
   bool model_check = true;
+  // Kernels timed while other processes kept the CPUs busy (more than a quarter of a CPU on
+  // average) are marked in the records and timed again by the next run; true: kept as tuned.
+  bool allow_busy = false;
   // tune_in_process only: called once the model is loaded, before the first task; then progress.
   std::function<void()> on_start;
   std::function<void(const TuneProgress&)> progress;
@@ -279,6 +283,8 @@ struct TuneResult {
   int reference_failed = 0;   // skipped: the reference executor could not run them
   int partial_lines = 0;      // a cut-off last line of the records file, dropped
   int superseded = 0;         // older records of kernels tuned again, dropped from the file
+  int busy = 0;               // kernels timed while other processes kept the CPUs busy (see allow_busy)
+  double busy_cpus_max = 0;   // the most CPUs other processes took while one of them was timed
   int candidates = 0, wrong = 0, crashed = 0, build_failed = 0, cut = 0, timed_out = 0;
   double seconds = 0;
   std::vector<std::string> failures;  // "task: impl knobs: outcome: message"

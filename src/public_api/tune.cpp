@@ -48,6 +48,7 @@ std::string tune(const std::string& model, const std::string& records, const Tun
                                 std::to_string(opts.time_budget_s), "--threads", std::to_string(opts.threads)};
   if (!opts.externs) argv.push_back("--no-externs");
   if (!opts.model_check) argv.push_back("--no-model-check");
+  if (opts.allow_busy) argv.push_back("--allow-busy");
   argv.insert(argv.end(), {"--search", opts.search, "--timeout", std::to_string(opts.timeout_s)});
   if (opts.shards != 1) argv.insert(argv.end(), {"--shard", std::to_string(opts.shard) + "/" + std::to_string(opts.shards)});
   for (const auto& [name, shape] : opts.input_shapes) {
@@ -133,6 +134,7 @@ TuneResult tune_in_process(const std::string& model, const std::string& records,
     o.trials = opts.trials;
     o.externs = opts.externs;
     o.model_check = opts.model_check;
+    if (opts.allow_busy) o.busy_cpus = 0;
     o.time_budget_s = opts.time_budget_s;
     o.search = opts.search == "random" ? sy::tune::SearchKind::Random : sy::tune::SearchKind::Guided;
     o.shard = opts.shard;
@@ -163,6 +165,7 @@ TuneResult tune_in_process(const std::string& model, const std::string& records,
         q.best = p.best;
         q.default_ms = p.default_ms;
         q.task_done = p.task_done;
+        q.busy_cpus = p.busy_cpus;
         opts.progress(q);
       };
     sy::tune::TuneSummary s = sy::tune::tune(m, tgt, records, o, progress);
@@ -175,6 +178,8 @@ TuneResult tune_in_process(const std::string& model, const std::string& records,
     r.reference_failed = s.reference_failed;
     r.partial_lines = s.partial_lines;
     r.superseded = s.superseded;
+    r.busy = s.busy;
+    r.busy_cpus_max = s.busy_cpus_max;
     r.candidates = s.candidates;
     r.wrong = s.wrong;
     r.crashed = s.crashed;

@@ -85,6 +85,7 @@ std::string to_json_line(const Record& r) {
   if (!r.kept_layout.empty()) j["kept_layout"] = r.kept_layout;
   if (r.model_chain) j["model_chain"] = true;
   if (r.model_default) j["model_default"] = true;
+  if (r.others_cpus > 0) j["others_cpus"] = r.others_cpus;
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
@@ -115,6 +116,7 @@ Record from_json_line(const std::string& line, const std::string& where) {
     r.kept_layout = j.value("kept_layout", "");
     r.model_chain = j.value("model_chain", false);
     r.model_default = j.value("model_default", false);
+    r.others_cpus = j.value("others_cpus", 0.0);
   } catch (const nlohmann::json::exception& e) {
     throw Error(where + ": not a tuning record: " + e.what());
   } catch (const Error& e) {

@@ -52,6 +52,9 @@ struct Record {
   // chosen as without records (the strategy's order and its chains) than with the records'
   // choices (tune's check after the kernels). Compile then leaves the workload to the defaults.
   bool model_default = false;
+  // Above 0: CPUs' worth of time other processes took while its task was tuned (tune/
+  // machine_load.h), more than TuneOptions::busy_cpus allows. The next tune times the task again.
+  double others_cpus = 0;
   std::map<std::string, std::string> validators;
   std::string time;  // UTC, ISO 8601
 };

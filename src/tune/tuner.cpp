@@ -12,6 +12,7 @@
 #include "strategy/strategy.h"
 #include "support/error.h"
 #include "target/host.h"
+#include "tune/machine_load.h"
 #include "tune/measure.h"
 #include "tune/records.h"
 #include "tune/task.h"
@@ -228,7 +229,7 @@ TuneSummary tune(const ir::Module& m, const target::Target& t, const std::string
   // tuned with --no-externs is tuned again when externs are allowed), or, when --trials is below
   // their number (the guided search could not reach them all), as many records as trials. One
   // cut off by the time budget, or where every candidate failed, is tuned again.
-  std::set<std::string> confirmed, kept_timed;
+  std::set<std::string> confirmed, kept_timed, busy;
   std::map<std::string, std::set<std::string>> measured_impls;
   std::map<std::string, int> measured;
   const std::vector<Record> earlier = read_records(records_path, &sum.partial_lines);
@@ -237,6 +238,7 @@ TuneSummary tune(const ir::Module& m, const target::Target& t, const std::string
   if (sum.partial_lines > 0) write_records(records_path, earlier);
   for (const Record& r : earlier) {
     if (r.target_key != t.key() || r.validators != validators || r.model_default) continue;
+    if (r.others_cpus > 0 && opts.busy_cpus > 0) busy.insert(r.workload);
     if (!r.kept_layout.empty()) {
       kept_timed.insert(r.workload);
       continue;
@@ -246,7 +248,7 @@ TuneSummary tune(const ir::Module& m, const target::Target& t, const std::string
     ++measured[r.workload];
   }
   auto is_done = [&](const Task& task, const Search& probe) {
-    if (!confirmed.count(task.key)) return false;
+    if (!confirmed.count(task.key) || busy.count(task.key)) return false;
     const std::set<std::string>& have = measured_impls[task.key];
     // Records made before implementations were timed with kept layouts lack that time.
     if (!kept_timed.count(task.key))
@@ -302,7 +304,9 @@ TuneSummary tune(const ir::Module& m, const target::Target& t, const std::string
     p.best.clear();
     p.last = nullptr;
     p.task_done = false;
+    p.busy_cpus = 0;
     if (progress) progress(p);
+    const MachineLoad load;
     std::unique_ptr<TaskBench> bench_ptr;
     try {
       bench_ptr = std::make_unique<TaskBench>(task, t, opts.measure);
@@ -432,6 +436,12 @@ TuneSummary tune(const ir::Module& m, const target::Target& t, const std::string
     }
     // A task's trials may end early (space exhausted): the overall count shrinks accordingly.
     p.total_trials -= opts.trials - p.trial;
+    if (const double others = load.others_cpus(); opts.busy_cpus > 0 && others > opts.busy_cpus) {
+      for (Record& r : records) r.others_cpus = others;
+      p.busy_cpus = others;
+      ++sum.busy;
+      sum.busy_cpus_max = std::max(sum.busy_cpus_max, others);
+    }
     append_records(records_path, records);
     ++sum.tuned;
     p.task_done = true;

@@ -25,6 +25,10 @@ struct TuneOptions {
   int shard = 1, shards = 1;    // this is shard `shard` of `shards` (1-based)
   bool externs = true;          // false: no extern implementation (OpImpl::library) is a candidate
   bool model_check = true;      // the end-to-end check after a run that tuned kernels (check_model_end_to_end)
+  // A task during which other processes took more than this many CPUs on average (tune/
+  // machine_load.h) has its records marked (Record::others_cpus), and the next run times it
+  // again. <= 0: the load is not looked at, and marked records count as tuned.
+  double busy_cpus = 0.25;
   MeasureOptions measure;
   // The end-to-end check's timing of the model compiled each way (in this order: the records'
   // choices, as without records, keeping layouts where the records allow): median ms of each.
@@ -47,6 +51,7 @@ struct TuneProgress {
   double default_ms = 0;              // at a task's end: the default's time beside the best's (0: unknown)
   const Record* last = nullptr;       // the record just made (null at a task's start)
   bool task_done = false;
+  double busy_cpus = 0;               // at a task's end: CPUs other processes took, when too many (Record::others_cpus)
 };
 
 struct TuneSummary {
@@ -62,6 +67,8 @@ struct TuneSummary {
   std::vector<std::string> failures;  // "task: impl knobs: outcome: message", for the summary
   std::string layouts;  // the end-to-end check of the records' choices (see tune()), "" when none ran
   int superseded = 0;   // older records of workloads tuned again, dropped from the file
+  int busy = 0;              // tasks timed while other processes took more than busy_cpus
+  double busy_cpus_max = 0;  // the most CPUs other processes took during one of them
 };
 
 // Appends the records to records_path as each task ends. Call it from a process of one thread

@@ -5,6 +5,8 @@
 // every test in one process, the tests that tune are skipped.)
 #include <gtest/gtest.h>
 #include <omp.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -13,6 +15,7 @@
 #include <fstream>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include "native/compile.h"
 #include "ops/attrs.h"
@@ -84,6 +87,8 @@ tune::TuneOptions quick(int trials) {
   // Short: run all in one process after tests that ran OpenMP on several threads, every child
   // deadlocks (see tune::tune); ctest runs each test in a process of its own.
   o.measure.timeout_s = 30;
+  // What a test counts must not depend on what else runs (ctest runs tests side by side).
+  o.busy_cpus = 0;
   // The end-to-end check after the kernels: the records' choices fastest (nothing marked), so
   // that what a test counts does not depend on the machine's noise.
   o.time_model = [](const ir::Module&, const std::vector<native::CompileOptions>& ways) {
@@ -176,6 +181,53 @@ TEST(Tune, HangingCandidateIsKilledAtTheTimeout) {
   tune::TuneSummary s = tune::tune(small_conv(), target::host(), path, o);
   EXPECT_EQ(s.timed_out, 2);
   for (const tune::Record& r : tune::read_records(path)) EXPECT_EQ(r.outcome, tune::Outcome::TimedOut);
+  std::filesystem::remove(path);
+}
+
+// Another process keeps the CPUs busy while a task is timed (two spinning children here): its
+// records are marked with what the others took, and the next run times the task again, its
+// marked records dropped. Told to allow a busy machine, a run keeps marked records as tuned.
+TEST(Tune, AKernelTimedOnABusyMachineIsMarkedAndTimedAgain) {
+  SKIP_UNLESS_ALONE();
+  omp_set_num_threads(1);
+  const std::string path = temp_records("busy");
+  tune::TuneOptions o = quick(3);
+  o.busy_cpus = 0.25;
+  std::vector<pid_t> spinners;
+  for (int i = 0; i < 2; ++i) {
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      volatile unsigned long n = 0;
+      for (;;) n = n + 1;
+    }
+    spinners.push_back(pid);
+  }
+  tune::TuneSummary busy = tune::tune(small_conv(), target::host(), path, o);
+  for (pid_t pid : spinners) {
+    kill(pid, SIGKILL);
+    waitpid(pid, nullptr, 0);
+  }
+  EXPECT_EQ(busy.tuned, 1);
+  EXPECT_EQ(busy.busy, 1);
+  EXPECT_GT(busy.busy_cpus_max, 0.25);
+  const std::vector<tune::Record> marked = tune::read_records(path);
+  ASSERT_FALSE(marked.empty());
+  for (const tune::Record& r : marked) EXPECT_GT(r.others_cpus, 0.25) << tune::to_json_line(r);
+  EXPECT_EQ(tune::from_json_line(tune::to_json_line(marked[0]), "test").others_cpus, marked[0].others_cpus);
+  // Timed again (whatever the machine does meanwhile), the marked records superseded.
+  tune::TuneSummary again = tune::tune(small_conv(), target::host(), path, o);
+  EXPECT_EQ(again.tuned, 1);
+  EXPECT_EQ(again.skipped_tuned, 0);
+  EXPECT_GE(again.superseded, static_cast<int>(marked.size()));
+  // Marks allowed: the workload counts as tuned.
+  std::vector<tune::Record> rs = tune::read_records(path);
+  for (tune::Record& r : rs) r.others_cpus = 1.5;
+  tune::write_records(path, rs);
+  o.busy_cpus = 0;
+  tune::TuneSummary allowed = tune::tune(small_conv(), target::host(), path, o);
+  EXPECT_EQ(allowed.tuned, 0);
+  EXPECT_EQ(allowed.skipped_tuned, 1);
   std::filesystem::remove(path);
 }
 

@@ -23,6 +23,7 @@ struct TuneArgs {
   int trials = 12;
   bool no_externs = false;
   bool no_model_check = false;
+  bool allow_busy = false;
   double budget = 840;
   std::string search = "guided";
   std::string shard = "1/1";
@@ -55,6 +56,7 @@ int run_tune(const TuneArgs& a) {
   o.trials = a.trials;
   o.externs = !a.no_externs;
   o.model_check = !a.no_model_check;
+  o.allow_busy = a.allow_busy;
   o.time_budget_s = a.budget;
   o.search = a.search;
   {
@@ -86,7 +88,8 @@ int run_tune(const TuneArgs& a) {
                 << ": " << p.trial << " candidates; best "
                 << (p.best_ms > 0 ? p.best + "  " + ms(p.best_ms) + "  " + gflops(p.flops, p.best_ms)
                                   : "none (every candidate failed)")
-                << (p.default_ms > 0 ? "  (default " + fixed(p.default_ms / p.best_ms, 2) + "x that)" : "") << "\n";
+                << (p.default_ms > 0 ? "  (default " + fixed(p.default_ms / p.best_ms, 2) + "x that)" : "")
+                << (p.busy_cpus > 0 ? "  [busy: other processes took " + fixed(p.busy_cpus, 1) + " CPUs]" : "") << "\n";
       std::cout.flush();
       return;
     }
@@ -115,6 +118,10 @@ int run_tune(const TuneArgs& a) {
               << "\n";
   if (s.reference_failed)
     std::cout << s.reference_failed << " tasks skipped: the reference executor could not run them (below)\n";
+  if (s.busy)
+    std::cout << "warning: " << s.busy << " of " << s.tuned << " tasks were timed while other processes took up to "
+              << fixed(s.busy_cpus_max, 1) << " CPUs: their times are not the kernels' alone (a thread waits for one "
+              << "the scheduler gave away); run the same command on a quiet machine and it times them again\n";
   if (s.not_reached)
     std::cout << "time budget reached: " << s.not_reached << " tasks not tuned; run the same command again to go on\n";
   if (s.wrong || s.crashed || s.build_failed || s.timed_out || s.reference_failed) {
@@ -163,6 +170,9 @@ Command add_tune_command(CLI::App& root) {
               "skip the check after the kernels (a run that tuned some): the model timed end to end with the "
               "records' choices, as without records and keeping layouts; another way faster by 2%, twice, is "
               "marked in the records and compile follows it");
+  c->add_flag("--allow-busy", args->allow_busy,
+              "keep as tuned the kernels timed while other processes kept the CPUs busy (by default their records "
+              "are marked and the next run times them again)");
   c->add_option("--threads", args->threads, "threads a candidate runs on (0: the target's cores)")->capture_default_str();
   c->add_option("--timeout", args->timeout, "seconds per candidate (build included) before it is killed")
       ->capture_default_str()
