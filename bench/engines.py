@@ -3,6 +3,7 @@ times one model and prints JSON in the shape of `switchyard run --json` (latency
 
 import json
 import os
+import shutil
 import subprocess
 from dataclasses import dataclass
 from typing import Callable, Optional
@@ -60,11 +61,14 @@ def switchyard(target, backends=None, placement=None):
 
 def switchyard_measured(backends):
     """`switchyard run --placement measured --records R`: every backend offered, each region where
-    it was measured fastest, the whole checked against each backend alone. The placement is made
-    in the first round and kept in BUILD/bench/records/<model>.placement.jsonl (emptied when the
-    bench starts), so that every round runs the same placement, as a deployed model would; the
-    first round's log line says how long placing took."""
+    it was measured fastest, the whole checked against each backend alone. The native side of every
+    comparison is the tuned one, externs allowed (as sy-tuned-ext): R starts as a copy of
+    BUILD/bench/records/<model>.externs.jsonl (tuned on first use) when the bench starts, and the
+    placement made in the first round is added to it, so that every round runs the same placement,
+    as a deployed model would; the first round's log line says how long placing took."""
     prepare_plain, plain = switchyard("cpu", backends, "measured")
+    _, tuned = switchyard_tuned("cpu", externs=True)
+    started = set()
 
     def prepare(ctx):
         prepare_plain(ctx)
@@ -75,7 +79,12 @@ def switchyard_measured(backends):
                 os.remove(os.path.join(folder, f))
 
     def command(ctx, case, threads, warmup, repeat):
-        records = os.path.join(ctx.build_dir, "bench", "records", f"{case.name}.placement.jsonl")
+        folder = os.path.join(ctx.build_dir, "bench", "records")
+        records = os.path.join(folder, f"{case.name}.placement.jsonl")
+        if case.name not in started:
+            tuned(ctx, case, threads, warmup, repeat)  # the tuning records, made or resumed
+            shutil.copyfile(os.path.join(folder, f"{case.name}.externs.jsonl"), records)
+            started.add(case.name)
         return plain(ctx, case, threads, warmup, repeat) + ["--records", records]
     return prepare, command
 
