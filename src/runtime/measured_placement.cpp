@@ -2,6 +2,8 @@
 // reference executor, and split where the measurements say a split is cheaper.
 #include "runtime/measured_placement.h"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <functional>
@@ -610,7 +612,11 @@ class Placer {
 partition::PartitionResult place_by_measurement(const ir::Module& model, const partition::PartitionOptions& popts,
                                                 const PlacementOptions& opts, std::vector<RegionTiming>* timings,
                                                 WholeModelTiming* whole) {
-  return Placer(model, popts, opts).run(timings, whole);
+  // "All cores" by its number: what the records are keyed by and the timings run with, so that a
+  // placement made for `run --threads 2` serves `compile` (all cores) on a 2-core machine.
+  PlacementOptions resolved = opts;
+  if (resolved.threads <= 0) resolved.threads = std::max(1, omp_get_num_procs());
+  return Placer(model, popts, resolved).run(timings, whole);
 }
 
 std::string placement_lines(const std::vector<RegionTiming>& timings) {
