@@ -20,9 +20,9 @@
 #include "backends/reference/executor.h"
 #include "ir/type.h"
 #include "native/compile.h"
-#include "support/cache_state.h"
 #include "support/error.h"
 #include "target/host.h"
+#include "tune/cache_state.h"
 
 namespace sy::tune {
 
@@ -233,7 +233,7 @@ struct Built {
   bool has_state = false;
 };
 
-// The caches as the model leaves them for the candidate (support/cache_state.h). Its constants
+// The caches as the model leaves them for the candidate (tune/cache_state.h). Its constants
 // are flushed; an extern keeps its weights in its state, out of sight, so with states the
 // last-level cache is swept as well.
 CacheState cache_state(const Built& b, const target::Target& t) {

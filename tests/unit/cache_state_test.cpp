@@ -5,9 +5,9 @@
 #include <numeric>
 #include <vector>
 
-#include "support/cache_state.h"
+#include "tune/cache_state.h"
 
-using namespace sy;
+using sy::tune::CacheState;
 
 namespace {
 

@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-namespace sy {
+namespace sy::tune {
 
 // Timed hot and alone, a kernel misses what the model costs it: inside DenseNet-121 on 2 threads
 // its 1x1 convs on 14x14 took 0.20 ms against 0.10 alone, its classifier 0.084 against 0.035,
@@ -33,4 +33,4 @@ class CacheState {
   mutable unsigned sink_ = 0;  // what the sweeps read, so that they are not left out
 };
 
-}  // namespace sy
+}  // namespace sy::tune

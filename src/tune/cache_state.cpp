@@ -1,5 +1,5 @@
 // The caches as a model leaves them for one of its kernels.
-#include "support/cache_state.h"
+#include "tune/cache_state.h"
 
 #include <emmintrin.h>
 #include <omp.h>
@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <cstring>
 
-namespace sy {
+namespace sy::tune {
 
 CacheState::CacheState(std::vector<Span> inputs, std::vector<Span> flush, std::vector<Span> outputs, size_t sweep_bytes)
     : inputs_(std::move(inputs)), flush_(std::move(flush)), outputs_(std::move(outputs)) {
@@ -61,4 +61,4 @@ void CacheState::prime() const {
   }
 }
 
-}  // namespace sy
+}  // namespace sy::tune
