@@ -278,6 +278,11 @@ int main(int argc, char** argv) {
       conv_case("conv1x1 288->128 28x28 +relu", {1, 288, 28, 28}, {128, 288, 1, 1}, 1, 0, 1, true),
       conv_case("conv1x1 288->128 14x14 +relu", {1, 288, 14, 14}, {128, 288, 1, 1}, 1, 0, 1, true),
       conv_case("conv1x1 256->128 14x14 +relu", {1, 256, 14, 14}, {128, 256, 1, 1}, 1, 0, 1, true),
+      // ... and its growth convs: 32 outputs from 128 channels, 3x3, on every plane size.
+      conv_case("conv3x3 128->32 56x56", {1, 128, 56, 56}, {32, 128, 3, 3}, 1, 1, 1, false),
+      conv_case("conv3x3 128->32 28x28", {1, 128, 28, 28}, {32, 128, 3, 3}, 1, 1, 1, false),
+      conv_case("conv3x3 128->32 14x14", {1, 128, 14, 14}, {32, 128, 3, 3}, 1, 1, 1, false),
+      conv_case("conv3x3 128->32 7x7", {1, 128, 7, 7}, {32, 128, 3, 3}, 1, 1, 1, false),
       conv_case("depthwise3x3 32 112x112 +relu", {1, 32, 112, 112}, {32, 1, 3, 3}, 1, 1, 32, true),
       conv_case("depthwise3x3 s2 144 56x56", {1, 144, 56, 56}, {144, 1, 3, 3}, 2, 1, 144, true),
       conv_case("depthwise3x3 576 14x14", {1, 576, 14, 14}, {576, 1, 3, 3}, 1, 1, 576, true),
