@@ -76,6 +76,7 @@ std::vector<int64_t> distinct(const std::vector<int64_t>& v);
 // Registration per op family.
 void register_conv(Registry& r);
 void register_conv_nhwc(Registry& r);
+void register_concat_nhwc(Registry& r);
 void register_dense(Registry& r);
 void register_pool(Registry& r);
 void register_norm(Registry& r);

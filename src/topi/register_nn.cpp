@@ -107,6 +107,7 @@ std::vector<int64_t> distinct(const std::vector<int64_t>& v) {
 void register_nn(Registry& r) {
   nn::register_conv(r);
   nn::register_conv_nhwc(r);
+  nn::register_concat_nhwc(r);
   nn::register_dense(r);
   nn::register_pool(r);
   nn::register_norm(r);

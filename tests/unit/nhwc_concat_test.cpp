@@ -1,0 +1,140 @@
+// concatenate.nhwc (topi/nn_concat_nhwc.cpp): in a DenseNet-style block the concatenations of
+// the block's features, with the batch norm and ReLU after them, join the NHWC chain of the 1x1
+// and 3x3 convs without records, their inputs and results kept NHWC; a concatenation whose inputs
+// are not whole vectors of channels stays NCHW. The results are the reference executor's on both
+// ISA families, kept or plain.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "native/compile.h"
+#include "ops/attrs.h"
+#include "ops/op.h"
+#include "strategy/strategy.h"
+#include "target/host.h"
+#include "target/target.h"
+#include "compiled_vs_reference.h"
+#include "topi_test_data.h"
+
+namespace sy {
+namespace {
+
+using ops::OpCode;
+
+ir::Expr conv(const ir::Expr& x, int64_t c_in, int64_t c_out, int64_t k, uint64_t seed) {
+  ops::Conv2dAttrs a;
+  a.padding = {k / 2, k / 2, k / 2, k / 2};
+  a.strides = {1, 1};
+  a.dilation = {1, 1};
+  a.groups = 1;
+  return ir::call(OpCode::Conv2d, {x, ir::constant(topitest::random(DType::f32, {c_out, c_in, k, k}, -0.3, 0.3, seed))}, a);
+}
+
+// A batch norm folded to a scale and a shift per channel, then ReLU (DenseNet's norm1 / relu1).
+ir::Expr norm_relu(const ir::Expr& x, int64_t c, uint64_t seed) {
+  ir::Expr scale = ir::constant(topitest::random(DType::f32, {1, c, 1, 1}, 0.5, 1.5, seed));
+  ir::Expr shift = ir::constant(topitest::random(DType::f32, {1, c, 1, 1}, -0.5, 0.5, seed + 1));
+  return ir::call(OpCode::Relu, {ir::call(OpCode::Add, {ir::call(OpCode::Mul, {x, scale}), shift})});
+}
+
+ir::Expr concat(const std::vector<ir::Expr>& xs) {
+  ops::AxisAttrs a;
+  a.axis = 1;
+  return ir::call(OpCode::Concat, xs, a);
+}
+
+// A dense block: `layers` layers of growth `k` on `c0` input channels (each layer: its features
+// concatenated, normalized, a 1x1 conv to 4k channels, normalized, a 3x3 conv to k), then the
+// transition's concatenation, normalized and pooled by a 1x1 conv.
+ir::Module dense_block(int64_t c0, int64_t k, int layers, int64_t plane) {
+  ir::Expr x = ir::var("x", ir::tensor_type({1, 3, plane, plane}, DType::f32));
+  std::vector<ir::Expr> features = {ir::call(OpCode::Relu, {conv(x, 3, c0, 3, 1)})};
+  int64_t c = c0;
+  for (int l = 0; l < layers; ++l) {
+    const uint64_t s = 10 + 10 * static_cast<uint64_t>(l);
+    ir::Expr b = norm_relu(conv(norm_relu(concat(features), c, s), c, 4 * k, 1, s + 2), 4 * k, s + 3);
+    features.push_back(conv(b, 4 * k, k, 3, s + 5));
+    c += k;
+  }
+  ir::Expr out = conv(norm_relu(concat(features), c, 90), c, c / 2, 1, 92);
+  ir::Module m;
+  m.functions["main"] = ir::function({x}, out);
+  return m;
+}
+
+std::vector<target::Target> targets() {
+  std::vector<target::Target> ts = {target::host()};
+  if (ts[0].has("avx2") && ts[0].has("fma") && ts[0].vector_lanes() != 8) ts.push_back(target::parse("cpu -isa=avx2"));
+  return ts;
+}
+
+int count(const native::Compiled& nc, const std::string& impl) {
+  int n = 0;
+  for (const strategy::Choice& c : nc.choices) n += c.implementation == impl;
+  return n;
+}
+
+TEST(NhwcConcat, DenseBlocksKeepNhwcThroughTheirConcatenations) {
+  // Growth 16 (whole 16-lane vectors) and 8 (8-lane vectors on AVX-512 too). Counts are of
+  // distinct kernels (a layer's 3x3 conv is one kernel for every layer).
+  for (int64_t k : {16, 8})
+    for (const target::Target& t : targets()) {
+      const ir::Module m = dense_block(32, k, 3, 10);
+      native::CompileOptions o;
+      o.target = t;
+      native::Compiled nc = native::compile_native(m, o);
+      const std::string what = "growth " + std::to_string(k) + " on " + t.str();
+      // The concatenations of several inputs (two layers' and the transition's) keep every input
+      // and their result; the first layer's, of the stem's result alone, has nothing kept to read.
+      // Every concatenation joins the chain and reads its inputs kept. Each gives its result
+      // kept but, with growth 8, the transition's: its 1x1 conv's 28 output channels are not
+      // whole vectors (that conv stays NCHW, the chain's end). Every other conv joins the chain.
+      int concats = 0, plain_results = 0, nchw_convs = 0;
+      for (const strategy::Choice& c : nc.choices) {
+        if (c.implementation.rfind("conv2d", 0) == 0) nchw_convs += c.implementation != "conv2d.nhwc";
+        if (c.implementation.rfind("concatenate", 0) != 0) continue;
+        ++concats;
+        EXPECT_EQ(c.implementation, "concatenate.nhwc") << what;
+        EXPECT_NE(c.why.find("in a chain keeping nhwc"), std::string::npos) << c.why;
+        EXPECT_NE(c.why.find("nhwc in=0"), std::string::npos) << c.why;
+        plain_results += c.why.find(" out") == std::string::npos;
+      }
+      EXPECT_GE(concats, 4) << what;
+      EXPECT_EQ(plain_results, k == 8 ? 1 : 0) << what;
+      EXPECT_EQ(nchw_convs, k == 8 ? 1 : 0) << what;
+      nativetest::expect_reference_values(m, nc, {topitest::random(DType::f32, {1, 3, 10, 10}, -1, 1, 7)}, what);
+    }
+}
+
+TEST(NhwcConcat, ChannelsNotInWholeVectorsStayNchw) {
+  // Growth 4: no input of the concatenations after the first layer is whole vectors of 8.
+  const ir::Module m = dense_block(32, 4, 2, 9);
+  native::Compiled nc = native::compile_native(m, native::CompileOptions{});
+  EXPECT_EQ(count(nc, "concatenate.nhwc"), 0);
+  nativetest::expect_reference_values(m, nc, {topitest::random(DType::f32, {1, 3, 9, 9}, -1, 1, 9)}, "growth 4");
+}
+
+TEST(NhwcConcat, ForcedWithoutAChainMatchesReference) {
+  // Every concatenation forced to concatenate.nhwc (as a record may choose) and every conv to an
+  // NCHW implementation: its inputs and result plain, the result written by the plain schedule.
+  const ir::Module m = dense_block(32, 16, 2, 7);
+  for (const target::Target& t : targets()) {
+    native::CompileOptions o;
+    o.target = t;
+    o.chooser = [](const ir::FunctionNode&, const ir::CallNode& anchor, const target::Target&) {
+      std::optional<strategy::Choice> c;
+      if (anchor.op == OpCode::Concat) c = strategy::Choice{"concatenate.nhwc", "", "forced by the test", true, {}, {}, ""};
+      if (anchor.op == OpCode::Conv2d) c = strategy::Choice{"conv2d.rows", "", "forced by the test", true, {}, {}, ""};
+      return c;
+    };
+    native::Compiled nc = native::compile_native(m, o);
+    EXPECT_EQ(count(nc, "concatenate.nhwc"), 3) << t.str();
+    for (const strategy::Choice& c : nc.choices) EXPECT_EQ(c.why.find("layout kept"), std::string::npos) << c.why;
+    nativetest::expect_reference_values(m, nc, {topitest::random(DType::f32, {1, 3, 7, 7}, -1, 1, 11)},
+                                        "forced plain on " + t.str());
+  }
+}
+
+}  // namespace
+}  // namespace sy
