@@ -1346,6 +1346,42 @@ class Gen:
         self.g.tags.append('mbconv')
         return y
 
+    def f_denseblock(self):
+        """A dense block (DenseNet): each layer concatenates the block's features, scales and
+        shifts them per channel (a folded batch norm) with a ReLU, and adds a 1x1 then a 3x3 conv's
+        result to them; the block's result concatenates them all. Channels in whole 8- or 16-lane
+        vectors, so that the native path keeps NHWC through the concatenations
+        (concatenate.nhwc chains), the block's input entering plain."""
+        x = self.image(rank=(4,))
+        n, c, h, wd = x.shape
+        k = self.r.choice([8, 16])
+        layers = self.r.choice([2, 3])
+        if numel([n, c + layers * k + 4 * k, h, wd]) > self.max_numel:
+            return False
+
+        def conv(v, m, kk):
+            ins = [v, self.weight((m, v.shape[1], kk, kk), v.dtype, scale=1.0 / math.sqrt(max(1, v.shape[1] * kk * kk)))]
+            p = kk // 2
+            return self.node('Conv', ins, [self.out((n, m, h, wd), v.dtype, 'any', v.mag * 3 + 1)], kernel_shape=[kk, kk],
+                             pads=[p, p, p, p])
+
+        def concat(vs):
+            return self.node('Concat', vs, [self.out((n, sum(v.shape[1] for v in vs), h, wd), x.dtype, 'any',
+                                                     max(v.mag for v in vs))], axis=1)
+
+        def norm_relu(v):
+            ch = v.shape[1]
+            y = self.node('Mul', [v, self.weight((1, ch, 1, 1), v.dtype)], [self.out(v.shape, v.dtype, 'any', v.mag)])
+            y = self.node('Add', [y, self.weight((1, ch, 1, 1), v.dtype)], [self.out(v.shape, v.dtype, 'any', v.mag + 1)])
+            return self.node('Relu', [y], [self.out(v.shape, v.dtype, 'nonneg', y.mag)])
+
+        features = [x if c % 8 == 0 else self.epilogue(conv(x, self.r.choice([8, 16, 32]), 1))]
+        for _ in range(layers):
+            y = conv(norm_relu(concat(features)), 4 * k, 1)
+            features.append(conv(self.epilogue(y), k, 3))
+        self.g.tags.append('denseblock')
+        return norm_relu(concat(features))
+
     def f_pool(self):
         x = self.image(rank=(3, 4, 4))
         spatial = list(x.shape[2:])
@@ -1848,7 +1884,7 @@ FAMILY_WEIGHTS = {
     'injective': _theme(reshape=4, transpose=4, concat=4, slice=4, split=2, gather=2, squeeze=3, pad=4, expand=2,
                         tile=1.5, shuffle=1, unary=1.5, binary=2),
     'mixed': _theme(),
-    'conv': _theme(conv=5, mbconv=2, pool=3, norm=2, pad=3, concat=3, resize=1, shuffle=1, binary=2, unary=2, reduce=1),
+    'conv': _theme(conv=5, mbconv=2, denseblock=1, pool=3, norm=2, pad=3, concat=3, resize=1, shuffle=1, binary=2, unary=2, reduce=1),
     'dense': _theme(matmul=4, gemm=4, tied=1.5, norm=2, binary=2, unary=2, reshape=2, transpose=2, slice=2, flatten=2),
     'reduce': _theme(reduce=6, norm=2, unary=2, binary=2, squeeze=2),
     'int': _theme(unary=0, binary=5, variadic=3, logic=2, where=2, cast=3, conv=0, pool=0, matmul=0, gemm=0, tied=0,
