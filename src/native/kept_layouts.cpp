@@ -177,10 +177,9 @@ std::vector<const topi::OpImpl*> chain_implementations(const Graph& g, const tar
     }
   }
   // Chains: the calls connected through values they could pass in their layout, where one of
-  // them links or gathers. Then, until none changes: a linking call whose data comes plain or
-  // whose result goes plain would reorder inside, a lane at a time, at a cost larger than what it
-  // saves; it leaves the chain, as does a gathering call none of whose data comes kept, and a
-  // joining call that would keep neither its data nor its result.
+  // them links. Then, until none changes: a linking call whose data comes plain or whose result
+  // goes plain would reorder inside, a lane at a time, at a cost larger than what it saves; it
+  // leaves the chain, and so does a joining call that would keep neither its data nor its result.
   std::vector<size_t> comp(n);
   for (size_t i = 0; i < n; ++i) comp[i] = i;
   std::function<size_t(size_t)> root = [&](size_t i) { return comp[i] == i ? i : comp[i] = root(comp[i]); };
@@ -190,7 +189,7 @@ std::vector<const topi::OpImpl*> chain_implementations(const Graph& g, const tar
         if (impl[u.call]) comp[root(i)] = root(u.call);
   std::vector<bool> has_link(n, false);
   for (size_t i = 0; i < n; ++i)
-    if (impl[i] && (role[i] == topi::ChainRole::Links || role[i] == topi::ChainRole::Gathers)) has_link[root(i)] = true;
+    if (impl[i] && role[i] == topi::ChainRole::Links) has_link[root(i)] = true;
   for (size_t i = 0; i < n; ++i)
     if (impl[i] && !has_link[root(i)]) impl[i] = nullptr;
   std::vector<const topi::OpImpl*> out = impl;
@@ -209,13 +208,9 @@ std::vector<const topi::OpImpl*> chain_implementations(const Graph& g, const tar
         std::optional<size_t> j = g.producer(i, static_cast<int>(p));
         const bool k = j && kept[*j];
         any_kept |= k;
-        // The anchor's data: a conv's first argument (its weights are constants, never kept), each
-        // input of a concatenation.
-        for (const ir::Expr& a : anchor->args) data_kept |= k && fn->params[p].get() == a.get();
+        if (fn->params[p].get() == anchor->args[0].get()) data_kept = k;
       }
-      const bool ok = role[i] == topi::ChainRole::Links     ? data_kept && kept[i]
-                      : role[i] == topi::ChainRole::Gathers ? data_kept
-                                                            : any_kept;
+      const bool ok = role[i] == topi::ChainRole::Links ? data_kept && kept[i] : any_kept;
       if (!ok) {
         out[i] = nullptr;
         changed = true;

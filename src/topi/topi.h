@@ -107,10 +107,9 @@ te::Tensor nhwc_store(const te::Tensor& logical);
 // Where an implementation that keeps a layout is taken without records (native/kept_layouts.h):
 // in chains of calls connected through values they can pass in the layout, where at least one
 // call links (Links: the implementation pays off only with its data and its result kept, e.g. a
-// depthwise conv in NHWC; Gathers: only with some of its data kept, its result kept or plain, e.g.
-// a concatenation of a chain's values at the chain's end) and the others join (Joins: kept on at
-// least one side). The layout is kept from call to call and a reorder paid only at a chain's ends.
-enum class ChainRole { None, Joins, Links, Gathers };
+// depthwise conv in NHWC) and the others join (Joins: kept on at least one side). The layout is
+// kept from call to call and a reorder paid only at a chain's ends.
+enum class ChainRole { None, Joins, Links };
 
 // One native implementation of an op (a compute and the schedule of a group anchored on it).
 // An op may have several (conv2d: flat, rows, blocked, depthwise, direct); which one a fused

@@ -1,8 +1,8 @@
-// concatenate.nhwc (topi/nn_concat_nhwc.cpp): in a DenseNet-style block the concatenations of
-// the block's features, with the batch norm and ReLU after them, join the NHWC chain of the 1x1
-// and 3x3 convs without records, their inputs and results kept NHWC; a concatenation whose inputs
-// are not whole vectors of channels stays NCHW. The results are the reference executor's on both
-// ISA families, kept or plain.
+// concatenate.nhwc (topi/nn_concat_nhwc.cpp): in a DenseNet-style block, where records chose it
+// and the NHWC convs, the concatenations of the block's features (the batch norm and ReLU after
+// them fused) pass NHWC from conv to conv; without records nothing changes; a concatenation whose
+// inputs are not whole vectors of channels stays NCHW. The results are the reference executor's
+// on both ISA families, kept or plain.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -75,36 +75,57 @@ int count(const native::Compiled& nc, const std::string& impl) {
   return n;
 }
 
-TEST(NhwcConcat, DenseBlocksKeepNhwcThroughTheirConcatenations) {
+// Records that measured every conv and concatenation both plain and keeping NHWC (keeping the
+// faster), as tune writes them: the block keeps NHWC through its concatenations.
+native::Compiled compile_with_keeping_records(const ir::Module& m, const target::Target& t) {
+  native::CompileOptions o;
+  o.target = t;
+  o.keep_all_layouts = true;
+  o.chooser = [](const ir::FunctionNode&, const ir::CallNode& anchor, const target::Target&) {
+    std::optional<strategy::Choice> c;
+    const bool cat = anchor.op == OpCode::Concat;
+    if (!cat && anchor.op != OpCode::Conv2d) return c;
+    const std::string plain = cat ? "concatenate" : "conv2d.blocked", keeping = cat ? "concatenate.nhwc" : "conv2d.nhwc";
+    c = strategy::Choice{plain, "", "record (the test's)", true, {}, {}, ""};
+    c->costs = {{plain, "", 1.0, 0, false}, {keeping, "", 1.2, 0.8, false}};
+    return c;
+  };
+  return native::compile_native(m, o);
+}
+
+TEST(NhwcConcat, RecordsKeepDenseBlocksNhwcThroughTheirConcatenations) {
   // Growth 16 (whole 16-lane vectors) and 8 (8-lane vectors on AVX-512 too). Counts are of
   // distinct kernels (a layer's 3x3 conv is one kernel for every layer).
   for (int64_t k : {16, 8})
     for (const target::Target& t : targets()) {
       const ir::Module m = dense_block(32, k, 3, 10);
-      native::CompileOptions o;
-      o.target = t;
-      native::Compiled nc = native::compile_native(m, o);
+      native::Compiled nc = compile_with_keeping_records(m, t);
       const std::string what = "growth " + std::to_string(k) + " on " + t.str();
-      // The concatenations of several inputs (two layers' and the transition's) keep every input
-      // and their result; the first layer's, of the stem's result alone, has nothing kept to read.
-      // Every concatenation joins the chain and reads its inputs kept. Each gives its result
-      // kept but, with growth 8, the transition's: its 1x1 conv's 28 output channels are not
-      // whole vectors (that conv stays NCHW, the chain's end). Every other conv joins the chain.
-      int concats = 0, plain_results = 0, nchw_convs = 0;
+      // Every concatenation of several inputs reads them kept; each gives its result kept but,
+      // with growth 8, the transition's: its 1x1 conv's 28 output channels are not whole vectors
+      // (that conv stays NCHW).
+      int kept_in = 0, kept_out = 0, nhwc_convs = 0;
       for (const strategy::Choice& c : nc.choices) {
-        if (c.implementation.rfind("conv2d", 0) == 0) nchw_convs += c.implementation != "conv2d.nhwc";
-        if (c.implementation.rfind("concatenate", 0) != 0) continue;
-        ++concats;
-        EXPECT_EQ(c.implementation, "concatenate.nhwc") << what;
-        EXPECT_NE(c.why.find("in a chain keeping nhwc"), std::string::npos) << c.why;
-        EXPECT_NE(c.why.find("nhwc in=0"), std::string::npos) << c.why;
-        plain_results += c.why.find(" out") == std::string::npos;
+        nhwc_convs += c.implementation == "conv2d.nhwc";
+        if (c.implementation != "concatenate.nhwc") continue;
+        kept_in += c.why.find("nhwc in=0,1") != std::string::npos;
+        kept_out += c.why.find(" out") != std::string::npos;
       }
-      EXPECT_GE(concats, 4) << what;
-      EXPECT_EQ(plain_results, k == 8 ? 1 : 0) << what;
-      EXPECT_EQ(nchw_convs, k == 8 ? 1 : 0) << what;
+      EXPECT_EQ(kept_in, 3) << what;
+      EXPECT_EQ(kept_out, k == 8 ? 3 : 4) << what;
+      EXPECT_GE(nhwc_convs, 5) << what;
       nativetest::expect_reference_values(m, nc, {topitest::random(DType::f32, {1, 3, 10, 10}, -1, 1, 7)}, what);
     }
+}
+
+TEST(NhwcConcat, WithoutRecordsConcatenationsStayNchw) {
+  // No depthwise conv, no chain: DenseNet's block keeps its NCHW kernels (see register_concat_nhwc).
+  const ir::Module m = dense_block(32, 16, 3, 10);
+  native::Compiled nc = native::compile_native(m, native::CompileOptions{});
+  for (const strategy::Choice& c : nc.choices) {
+    EXPECT_NE(c.implementation, "concatenate.nhwc") << c.why;
+    EXPECT_NE(c.implementation, "conv2d.nhwc") << c.why;
+  }
 }
 
 TEST(NhwcConcat, ChannelsNotInWholeVectorsStayNchw) {
