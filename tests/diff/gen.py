@@ -1350,8 +1350,9 @@ class Gen:
         """A dense block (DenseNet): each layer concatenates the block's features, scales and
         shifts them per channel (a folded batch norm) with a ReLU, and adds a 1x1 then a 3x3 conv's
         result to them; the block's result concatenates them all. Channels in whole 8- or 16-lane
-        vectors, so that the native path keeps NHWC through the concatenations
-        (concatenate.nhwc chains), the block's input entering plain."""
+        vectors, so that concatenate.nhwc applies: kept NHWC between neighbours that took NHWC
+        implementations (records choose them; the random-choices path draws them, e.g. seed 646
+        with SWITCHYARD_CHOICES=random:2 keeps three concatenations' inputs), else plain."""
         x = self.image(rank=(4,))
         n, c, h, wd = x.shape
         k = self.r.choice([8, 16])

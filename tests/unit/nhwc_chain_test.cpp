@@ -70,15 +70,9 @@ void expect_reference_values(const ir::Module& m, native::Compiled& nc, const st
   nativetest::expect_reference_values(m, nc, {topitest::random(DType::f32, {1, 3, 30, 30}, -1, 1, 7)}, what);
 }
 
-std::vector<target::Target> targets() {
-  std::vector<target::Target> ts = {target::host()};
-  if (ts[0].has("avx2") && ts[0].has("fma") && ts[0].vector_lanes() != 8) ts.push_back(target::parse("cpu -isa=avx2"));
-  return ts;
-}
-
 TEST(NhwcChain, DepthwiseSeparableChainsKeepNhwcWithoutRecords) {
   const ir::Module m = mobilenet_in_small();
-  for (const target::Target& t : targets()) {
+  for (const target::Target& t : nativetest::host_and_avx2_targets()) {
     native::CompileOptions o;
     o.target = t;
     native::Compiled nc = native::compile_native(m, o);
@@ -127,23 +121,17 @@ native::Compiled compile_forced(const ir::Module& m, const target::Target& t, co
   return native::compile_native(m, o);
 }
 
-int count(const native::Compiled& nc, const std::string& impl) {
-  int k = 0;
-  for (const strategy::Choice& c : nc.choices) k += c.implementation == impl;
-  return k;
-}
-
 TEST(NhwcChain, PlainInAndOutMatchesReference) {
   // conv2d.nhwc between NCHW kernels: its data and its result plain, read and written a lane
   // per plane; for the depthwise convs, then for the dense ones.
   const ir::Module m = mobilenet_in_small();
-  for (const target::Target& t : targets()) {
+  for (const target::Target& t : nativetest::host_and_avx2_targets()) {
     native::Compiled dw = compile_forced(m, t, "conv2d.nhwc", "conv2d.rows");
-    EXPECT_EQ(count(dw, "conv2d.nhwc"), 4) << t.str();
+    EXPECT_EQ(nativetest::count_choices(dw, "conv2d.nhwc"), 4) << t.str();
     for (const strategy::Choice& c : dw.choices) EXPECT_EQ(c.why.find("layout kept"), std::string::npos) << c.why;
     expect_reference_values(m, dw, "depthwise convs NHWC, plain, on " + t.str());
     native::Compiled dense = compile_forced(m, t, "conv2d.depthwise", "conv2d.nhwc");
-    EXPECT_EQ(count(dense, "conv2d.nhwc"), 8) << t.str();
+    EXPECT_EQ(nativetest::count_choices(dense, "conv2d.nhwc"), 8) << t.str();
     expect_reference_values(m, dense, "dense convs NHWC on " + t.str());
   }
 }
@@ -159,9 +147,9 @@ TEST(NhwcChain, AKeptConvWhoseWindowCrowdsL1SetsSumsChannelBlocks) {
   ir::Module m;
   m.functions["main"] = ir::function({x}, conv(relu6(conv(x, 256, 256, 3, 1, 256, 31)), 256, 32, 3, 2, 1, 33));
   const std::vector<Tensor> in = {topitest::random(DType::f32, {1, 256, 16, 16}, -1, 1, 7)};
-  for (const target::Target& t : targets()) {
+  for (const target::Target& t : nativetest::host_and_avx2_targets()) {
     native::Compiled kept = compile_forced(m, t, "conv2d.nhwc", "conv2d.nhwc");
-    EXPECT_EQ(count(kept, "conv2d.nhwc"), 2) << t.str();
+    EXPECT_EQ(nativetest::count_choices(kept, "conv2d.nhwc"), 2) << t.str();
     std::vector<std::string> layouts;
     for (const ir::CallNode* c : native::primitive_calls(kept.fused)) {
       const ir::FuncAttrs& a = c->callee->as<ir::FunctionNode>()->attrs;
@@ -171,7 +159,7 @@ TEST(NhwcChain, AKeptConvWhoseWindowCrowdsL1SetsSumsChannelBlocks) {
     EXPECT_NE(kept.generated_c.find("rc_outer < 16LL"), std::string::npos) << t.str();
     nativetest::expect_reference_values(m, kept, in, "kept, in channel blocks, on " + t.str());
     native::Compiled plain = compile_forced(m, t, "conv2d.depthwise", "conv2d.nhwc");
-    EXPECT_EQ(count(plain, "conv2d.nhwc"), 1) << t.str();
+    EXPECT_EQ(nativetest::count_choices(plain, "conv2d.nhwc"), 1) << t.str();
     EXPECT_EQ(plain.generated_c.find("rc_outer"), std::string::npos) << t.str();
     EXPECT_NE(plain.generated_c.find("rc < 256LL"), std::string::npos) << t.str();
     nativetest::expect_reference_values(m, plain, in, "plain, channel by channel, on " + t.str());
@@ -182,8 +170,8 @@ TEST(NhwcChain, RecordsChoicesStand) {
   // The depthwise convs' records chose another implementation: no chain is left to take.
   const ir::Module m = mobilenet_in_small();
   native::Compiled nc = compile_forced(m, target::host(), "conv2d.depthwise_plane", "");
-  EXPECT_EQ(count(nc, "conv2d.depthwise_plane"), 4);
-  EXPECT_EQ(count(nc, "conv2d.nhwc"), 0);
+  EXPECT_EQ(nativetest::count_choices(nc, "conv2d.depthwise_plane"), 4);
+  EXPECT_EQ(nativetest::count_choices(nc, "conv2d.nhwc"), 0);
 }
 
 ir::Expr silu(const ir::Expr& x) { return ir::call(OpCode::Mul, {x, ir::call(OpCode::Sigmoid, {x})}); }
@@ -201,11 +189,11 @@ TEST(NhwcChain, ExcitationComputesItsSigmoidOncePerChannel) {
   ir::Expr out = ir::call(OpCode::Add, {conv(scaled, 64, 16, 1, 1, 1, 39), x});
   ir::Module m;
   m.functions["main"] = ir::function({x}, out);
-  for (const target::Target& t : targets()) {
+  for (const target::Target& t : nativetest::host_and_avx2_targets()) {
     native::CompileOptions o;
     o.target = t;
     native::Compiled nc = native::compile_native(m, o);
-    EXPECT_GE(count(nc, "conv2d.nhwc"), 4) << t.str();
+    EXPECT_GE(nativetest::count_choices(nc, "conv2d.nhwc"), 4) << t.str();
     EXPECT_NE(nc.generated_c.find("float sigmoid[64]"), std::string::npos) << t.str();
     nativetest::expect_reference_values(m, nc, {topitest::random(DType::f32, {1, 16, 14, 14}, -1, 1, 41)},
                                         "an excitation block on " + t.str());

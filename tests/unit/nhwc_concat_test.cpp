@@ -63,18 +63,6 @@ ir::Module dense_block(int64_t c0, int64_t k, int layers, int64_t plane) {
   return m;
 }
 
-std::vector<target::Target> targets() {
-  std::vector<target::Target> ts = {target::host()};
-  if (ts[0].has("avx2") && ts[0].has("fma") && ts[0].vector_lanes() != 8) ts.push_back(target::parse("cpu -isa=avx2"));
-  return ts;
-}
-
-int count(const native::Compiled& nc, const std::string& impl) {
-  int n = 0;
-  for (const strategy::Choice& c : nc.choices) n += c.implementation == impl;
-  return n;
-}
-
 // Records that measured every conv and concatenation both plain and keeping NHWC (keeping the
 // faster), as tune writes them: the block keeps NHWC through its concatenations.
 native::Compiled compile_with_keeping_records(const ir::Module& m, const target::Target& t) {
@@ -97,7 +85,7 @@ TEST(NhwcConcat, RecordsKeepDenseBlocksNhwcThroughTheirConcatenations) {
   // Growth 16 (whole 16-lane vectors) and 8 (8-lane vectors on AVX-512 too). Counts are of
   // distinct kernels (a layer's 3x3 conv is one kernel for every layer).
   for (int64_t k : {16, 8})
-    for (const target::Target& t : targets()) {
+    for (const target::Target& t : nativetest::host_and_avx2_targets()) {
       const ir::Module m = dense_block(32, k, 3, 10);
       native::Compiled nc = compile_with_keeping_records(m, t);
       const std::string what = "growth " + std::to_string(k) + " on " + t.str();
@@ -129,18 +117,33 @@ TEST(NhwcConcat, WithoutRecordsConcatenationsStayNchw) {
 }
 
 TEST(NhwcConcat, ChannelsNotInWholeVectorsStayNchw) {
-  // Growth 4: no input of the concatenations after the first layer is whole vectors of 8.
+  // Growth 4: after the first layer no input of a concatenation is whole vectors of 8 channels.
+  // concatenate.nhwc does not apply to those concatenations, forced or not: they run the NCHW
+  // concatenation, and the choice says why.
   const ir::Module m = dense_block(32, 4, 2, 9);
-  native::Compiled nc = native::compile_native(m, native::CompileOptions{});
-  EXPECT_EQ(count(nc, "concatenate.nhwc"), 0);
-  nativetest::expect_reference_values(m, nc, {topitest::random(DType::f32, {1, 3, 9, 9}, -1, 1, 9)}, "growth 4");
+  for (const target::Target& t : nativetest::host_and_avx2_targets()) {
+    native::CompileOptions o;
+    o.target = t;
+    o.chooser = [](const ir::FunctionNode&, const ir::CallNode& anchor, const target::Target&) {
+      std::optional<strategy::Choice> c;
+      if (anchor.op == OpCode::Concat) c = strategy::Choice{"concatenate.nhwc", "", "forced by the test", true, {}, {}, ""};
+      return c;
+    };
+    native::Compiled nc = native::compile_native(m, o);
+    // The first layer's concatenation (the stem's 32 channels alone) applies; the next two not.
+    EXPECT_EQ(nativetest::count_choices(nc, "concatenate.nhwc"), 1) << t.str();
+    EXPECT_EQ(nativetest::count_choices(nc, "concatenate"), 2) << t.str();
+    for (const strategy::Choice& c : nc.choices)
+      if (c.implementation == "concatenate") EXPECT_NE(c.why.find("does not apply"), std::string::npos) << c.why;
+    nativetest::expect_reference_values(m, nc, {topitest::random(DType::f32, {1, 3, 9, 9}, -1, 1, 9)}, "growth 4 on " + t.str());
+  }
 }
 
 TEST(NhwcConcat, ForcedWithoutAChainMatchesReference) {
   // Every concatenation forced to concatenate.nhwc (as a record may choose) and every conv to an
   // NCHW implementation: its inputs and result plain, the result written by the plain schedule.
   const ir::Module m = dense_block(32, 16, 2, 7);
-  for (const target::Target& t : targets()) {
+  for (const target::Target& t : nativetest::host_and_avx2_targets()) {
     native::CompileOptions o;
     o.target = t;
     o.chooser = [](const ir::FunctionNode&, const ir::CallNode& anchor, const target::Target&) {
@@ -150,7 +153,7 @@ TEST(NhwcConcat, ForcedWithoutAChainMatchesReference) {
       return c;
     };
     native::Compiled nc = native::compile_native(m, o);
-    EXPECT_EQ(count(nc, "concatenate.nhwc"), 3) << t.str();
+    EXPECT_EQ(nativetest::count_choices(nc, "concatenate.nhwc"), 3) << t.str();
     for (const strategy::Choice& c : nc.choices) EXPECT_EQ(c.why.find("layout kept"), std::string::npos) << c.why;
     nativetest::expect_reference_values(m, nc, {topitest::random(DType::f32, {1, 3, 7, 7}, -1, 1, 11)},
                                         "forced plain on " + t.str());
