@@ -36,16 +36,16 @@ BN_BATCHES = 4
 BN_BATCH_SIZE = 8
 
 
-def build_torchvision(name):
+def build_torchvision(name, **kwargs):
     ctor = getattr(torchvision.models, name)
-    return ctor(weights=None)
+    return ctor(weights=None, **kwargs)
 
 
-def build_with_xavier_linears(name):
+def build_with_xavier_linears(name, **kwargs):
     # torchvision initialises MobileNetV3's classifier with N(0, 0.01) and ViT's head with zeros,
     # which leaves logits of order 1e-2 or exactly 0 (nothing to compare); Xavier keeps them of
     # order 1.
-    model = build_torchvision(name)
+    model = build_torchvision(name, **kwargs)
     with torch.no_grad():
         for module in model.modules():
             if isinstance(module, torch.nn.Linear):
@@ -82,6 +82,13 @@ MODELS = {
     # had only unscheduled loops; in oneDNN, its 8-channel blocks met the SE multiply's reference
     # kernel.
     "regnet_y_400mf": (lambda: build_with_xavier_linears("regnet_y_400mf"), IMAGE, "logits", 14, True),
+    # Models from outside the benchmark set, which first found what the set did not: channel
+    # concatenations of every width (the Fire and Inception modules), max pools with ceil_mode,
+    # a 3x3 max pool of stride 1 beside convs, a classifier conv of 1000 channels before a global
+    # average pool. An NHWC chain through concatenations made both slower (session 34's note).
+    "squeezenet1_1": (lambda: build_torchvision("squeezenet1_1"), IMAGE, "logits", 13, False),
+    "googlenet": (lambda: build_with_xavier_linears("googlenet", aux_logits=False, init_weights=True),
+                  IMAGE, "logits", 13, True),
     # Benchmark only (330 MB): a vision transformer, 12 layers of 768 wide attention on 197 tokens.
     "vit_b_16": (lambda: build_with_xavier_linears("vit_b_16"), IMAGE, "logits", 14, False),
 }
