@@ -1,6 +1,7 @@
 // Compiling a loaded model: partition, placement, backend modules, native kernels.
 #include "api/compile.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <set>
@@ -67,6 +68,23 @@ std::string records_summary(const native::Compiled& nc, const RecordsUse& r) {
   if (!r.applicable.defaults.empty())
     s += "; the records leave " + std::to_string(r.applicable.defaults.size()) +
          " workloads to the defaults (a model ran faster so end to end: tune's check)";
+  // Timed while other processes took CPUs (tune --allow-busy, or its marks kept): their choices
+  // may be the machine's noise, which a user reading only this line could not tell.
+  int busy = 0;
+  double busy_max = 0;
+  for (const auto& [workload, records] : r.applicable.by_workload) {
+    double most = 0;
+    for (const tune::Record& x : records) most = std::max(most, x.others_cpus);
+    busy += most > 0;
+    busy_max = std::max(busy_max, most);
+  }
+  if (busy > 0) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.1f", busy_max);
+    s += "\nrecords (" + r.path + "): " + std::to_string(busy) + " of " + std::to_string(r.applicable.by_workload.size()) +
+         " workloads were timed while other processes took CPUs (up to " + b +
+         "): their choices may be noise; `switchyard tune` with the same file times them again";
+  }
   if (!r.refused.empty()) s += "\n" + r.refused;
   return s;
 }

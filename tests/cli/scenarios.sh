@@ -102,6 +102,17 @@ w = lambda f: {json.loads(l)["workload"] for l in open(f)}
 assert w("all.jsonl") == w("merged.jsonl") and len(w("all.jsonl")) == 2, (w("all.jsonl"), w("merged.jsonl"))
 assert w("s1.jsonl").isdisjoint(w("s2.jsonl"))'
     expect --stdout-has "2 kernels chosen by records" -- "$SY" compile zoo:mlp --records all.jsonl -o a.sya
+    ! "$SY" compile zoo:mlp --records all.jsonl -o a.sya | grep -q "other processes" || { echo "FAIL: busy warning without marks"; exit 1; }
+    # One workload's records marked as timed on a busy machine: compile says so, once.
+    /usr/bin/python3 -c '
+import json
+rs = [json.loads(l) for l in open("all.jsonl")]
+w = rs[0]["workload"]
+for r in rs:
+    if r["workload"] == w: r["others_cpus"] = 0.8
+open("busy.jsonl", "w").write("".join(json.dumps(r) + "\n" for r in rs))'
+    expect --stdout-has "1 of 2 workloads were timed while other processes took CPUs (up to 0.8)" -- \
+      "$SY" compile zoo:mlp --records busy.jsonl -o b.sya
     expect --stdout-has "2 kernels chosen by records" --stdout-has "measured" -- \
       "$SY" compile zoo:mlp --records merged.jsonl -o m.sya --explain
     # Made for AVX2, refused for AVX-512 (compiling for a target needs no such CPU), and the reverse.
