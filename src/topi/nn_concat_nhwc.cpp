@@ -46,15 +46,9 @@ std::vector<Tensor> concat_nhwc(const ir::CallNode& c, const std::vector<Tensor>
   const std::string why = why_not_concat_nhwc(c, t);
   if (!why.empty()) throw Error("concatenate.nhwc: " + why);
   const int64_t L = concat_lanes(c, t);
-  std::vector<Tensor> parts;
-  std::vector<int64_t> begin;
-  int64_t at = 0;
-  for (const Tensor& x : in) {
-    if (x.shape()[1] == 0) continue;
-    parts.push_back(x);
-    begin.push_back(at);
-    at += x.shape()[1];
-  }
+  const ConcatParts cp = concat_parts(in, 1);
+  const std::vector<Tensor>& parts = cp.parts;
+  const std::vector<int64_t>& begin = cp.begin;
   return {te::compute(out_shape(c), [&](Expr n, Expr ch, Expr h, Expr w) {
     const Expr vec = ch / idx(L);
     // A binary tree of selects: log2(inputs) compares per vector (DenseNet's last layers join 32).

@@ -64,15 +64,9 @@ Computes transpose(const ir::CallNode& call, const Computes& in) {
 
 Computes concat(const ir::CallNode& call, const Computes& in) {
   const size_t axis = static_cast<size_t>(call.attrs_as<ops::AxisAttrs>().axis);
-  std::vector<te::Tensor> parts;
-  std::vector<int64_t> begin;
-  int64_t at = 0;
-  for (const te::Tensor& t : in) {
-    if (t.shape()[axis] == 0) continue;
-    parts.push_back(t);
-    begin.push_back(at);
-    at += t.shape()[axis];
-  }
+  const ConcatParts cp = concat_parts(in, axis);
+  const std::vector<te::Tensor>& parts = cp.parts;
+  const std::vector<int64_t>& begin = cp.begin;
   return {compute_like(call, "concatenate", [&](const Idx& i) {
     // The last operand whose range starts at or before i[axis].
     Expr v;

@@ -1,5 +1,5 @@
 // Small helpers shared by the op computes: result types of a call, broadcast reads, typed
-// constants and NaN tests.
+// constants, NaN tests and the operands of a concatenation.
 #pragma once
 #include <cmath>
 #include <string>
@@ -49,6 +49,24 @@ inline Expr math(const char* fn, const Expr& x) { return tir::call(fn, x->dtype,
 inline te::Tensor compute_like(const ir::CallNode& call, const std::string& name,
                                const std::function<Expr(const std::vector<Expr>&)>& body) {
   return te::compute(result_type(call).shape, body, name);
+}
+
+// A concatenation's operands that are not empty along the axis, each with where its range starts
+// in the result (concatenate and concatenate.nhwc).
+struct ConcatParts {
+  std::vector<te::Tensor> parts;
+  std::vector<int64_t> begin;
+};
+inline ConcatParts concat_parts(const std::vector<te::Tensor>& in, size_t axis) {
+  ConcatParts p;
+  int64_t at = 0;
+  for (const te::Tensor& t : in) {
+    if (t.shape()[axis] == 0) continue;
+    p.parts.push_back(t);
+    p.begin.push_back(at);
+    at += t.shape()[axis];
+  }
+  return p;
 }
 
 }  // namespace sy::topi
