@@ -115,6 +115,20 @@ Case pool_case(const std::string& name, ops::OpCode op, Shape x, int64_t k, int6
   return c;
 }
 
+// Resize of an NCHW map to oh x ow (image.resize2d, half-pixel centres); its FLOP: the taps'
+// multiply-adds per output element (4 linear, 16 cubic).
+Case resize_case(const std::string& name, const std::string& mode, Shape x, int64_t oh, int64_t ow) {
+  auto a = std::make_shared<ops::Resize2dAttrs>();
+  a->size = {oh, ow};
+  a->mode = mode;
+  a->coordinate_transformation_mode = "half_pixel";
+  ir::Expr xv = ir::var("x", ir::tensor_type(x, DType::f32));
+  const double taps = mode == "cubic" ? 16 : mode == "linear" ? 4 : 0;
+  Case c{name, double(x[0] * x[1] * oh * ow) * 2 * taps, {}, x};
+  c.module.functions["main"] = ir::function({xv}, ir::call(ops::OpCode::Resize2d, {xv}, a));
+  return c;
+}
+
 double g_peak[3] = {0, 0, 0};  // SGEMM GFLOP/s at 1 and 2 threads (0: unknown)
 
 #ifdef SY_HAVE_DNNL
@@ -336,6 +350,11 @@ int main(int argc, char** argv) {
       pool_case("avg_pool 2x2 s2 256 56x56", ops::OpCode::AvgPool2d, {1, 256, 56, 56}, 2, 2, 0),
       pool_case("avg_pool 2x2 s2 512 28x28", ops::OpCode::AvgPool2d, {1, 512, 28, 28}, 2, 2, 0),
       pool_case("avg_pool 3x3 s1 288 35x35", ops::OpCode::AvgPool2d, {1, 288, 35, 35}, 3, 1, 1),
+      // DeepLabV3's and LR-ASPP's logits back to the image (21 classes), and a 2x decoder step.
+      resize_case("resize linear 21 14x14 -> 224x224", "linear", {1, 21, 14, 14}, 224, 224),
+      resize_case("resize linear 21 28x28 -> 224x224", "linear", {1, 21, 28, 28}, 224, 224),
+      resize_case("resize linear 256 28x28 -> 56x56", "linear", {1, 256, 28, 28}, 56, 56),
+      resize_case("resize cubic 64 56x56 -> 112x112", "cubic", {1, 64, 56, 56}, 112, 112),
   };
   for (const Case& c : cases) {
     if (!filter.empty() && c.name.find(filter) == std::string::npos) continue;

@@ -144,23 +144,39 @@ std::vector<Tensor> resize2d(const ir::CallNode& c, const std::vector<Tensor>& i
   if (numel(os) > 0 && (H == 0 || W == 0)) throw Error("image.resize2d: cannot resize an empty image");
   if (a.mode != "nearest" && !is_float_dtype(x.dtype()))
     throw Error("image.resize2d: " + a.mode + " mode needs float data");
+  auto at = [&](const Tensor& t, const std::vector<Expr>& o, Expr h, Expr w) {
+    std::vector<Expr> i(o.begin(), o.end() - 2);
+    i.push_back(h);
+    i.push_back(w);
+    return t(i);
+  };
+  if (a.mode == "nearest")
+    return {te::compute(os, [&](const std::vector<Expr>& o) -> Expr {
+      return at(x, o, axis_taps(a, o[r - 2], H, OH).idx[0], axis_taps(a, o[r - 1], W, OW).idx[0]);
+    }, "resize2d")};
+  // Separable, as the reference sums (each of a window's rows along the width, then the rows):
+  // every input row resized along the width first (f64, the reference's precision), then each
+  // output row mixes two or four of those rows with contiguous reads. Computed per output
+  // element, a 14x14 -> 224x224 linear upsampling (DeepLabV3's logits, 21 channels) took 2.7 ms
+  // on 2 threads: the width's source coordinate, its floor and four gathers per element. Where
+  // the width pass is smaller than half the output, schedule_injective computes it once at the
+  // root; otherwise (shrinking) it is inlined and the kernel is the per-element one again.
+  Shape rows_shape = os;
+  rows_shape[r - 2] = H;
+  Tensor rows = te::compute(rows_shape, [&](const std::vector<Expr>& o) -> Expr {
+    AxisTaps tw = axis_taps(a, o[r - 1], W, OW);
+    Expr row;
+    for (size_t j = 0; j < tw.idx.size(); ++j) {
+      Expr term = tw.w[j] * f64(at(x, o, o[r - 2], tw.idx[j]));
+      row = row ? row + term : dconst(0.0) + term;
+    }
+    return row;
+  }, "resize2d_width");
   return {te::compute(os, [&](const std::vector<Expr>& o) -> Expr {
-    AxisTaps th = axis_taps(a, o[r - 2], H, OH), tw = axis_taps(a, o[r - 1], W, OW);
-    auto at = [&](Expr h, Expr w) {
-      std::vector<Expr> i(o.begin(), o.end() - 2);
-      i.push_back(h);
-      i.push_back(w);
-      return x(i);
-    };
-    if (a.mode == "nearest") return at(th.idx[0], tw.idx[0]);
+    AxisTaps th = axis_taps(a, o[r - 2], H, OH);
     Expr acc;
     for (size_t i = 0; i < th.idx.size(); ++i) {
-      Expr row;
-      for (size_t j = 0; j < tw.idx.size(); ++j) {
-        Expr term = tw.w[j] * f64(at(th.idx[i], tw.idx[j]));
-        row = row ? row + term : dconst(0.0) + term;
-      }
-      Expr term = th.w[i] * row;
+      Expr term = th.w[i] * at(rows, o, th.idx[i], o[r - 1]);
       acc = acc ? acc + term : dconst(0.0) + term;
     }
     return tir::cast(x.dtype(), acc);
