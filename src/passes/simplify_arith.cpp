@@ -5,6 +5,7 @@
 #include "ir/visitor.h"
 #include "ops/attrs.h"
 #include "ops/op.h"
+#include "passes/conv_dead_taps.h"
 
 namespace sy::passes {
 
@@ -66,6 +67,8 @@ class Simplifier : public ir::ExprMutator {
       return ir::call(ops::OpCode::Mul, {args[0], args[0]});
     if (c->is_op() && c->op == ops::OpCode::BatchNorm)
       if (ir::Expr affine = batch_norm_as_affine(*c, args)) return affine;
+    if (c->is_op() && c->op == ops::OpCode::Conv2d)
+      if (ir::Expr cut = conv_without_dead_taps(*c, args)) return cut;
     return ExprMutator::rewrite_call(orig, c, std::move(args), std::move(callee));
   }
 };
