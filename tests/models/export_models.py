@@ -53,6 +53,22 @@ def build_with_xavier_linears(name, **kwargs):
     return model
 
 
+class SegmentationOut(torch.nn.Module):
+    """A torchvision segmentation model's "out" map alone (its forward returns a dict)."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, x):
+        return self.model(x)["out"]
+
+
+def build_segmentation(name):
+    ctor = getattr(torchvision.models.segmentation, name)
+    return SegmentationOut(ctor(weights=None, weights_backbone=None, aux_loss=False))
+
+
 class Encoder(torch.nn.Module):
     """BERT-base-style encoder: 4 post-norm layers, d_model 768, 12 heads, FFN 3072, GELU."""
 
@@ -89,6 +105,11 @@ MODELS = {
     "squeezenet1_1": (lambda: build_torchvision("squeezenet1_1"), IMAGE, "logits", 13, False),
     "googlenet": (lambda: build_with_xavier_linears("googlenet", aux_logits=False, init_weights=True),
                   IMAGE, "logits", 13, True),
+    # Semantic segmentation (21 classes): a backbone with dilated depthwise convs, an atrous
+    # pyramid whose rates (12, 24, 36) exceed the 14x14 map (every tap but the centre reads
+    # padding), bilinear upsampling of the logits to the image.
+    "deeplabv3_mobilenet_v3_large": (lambda: build_segmentation("deeplabv3_mobilenet_v3_large"), IMAGE, "out", 14,
+                                     True),
     # Benchmark only (330 MB): a vision transformer, 12 layers of 768 wide attention on 197 tokens.
     "vit_b_16": (lambda: build_with_xavier_linears("vit_b_16"), IMAGE, "logits", 14, False),
 }
