@@ -1,6 +1,8 @@
 // passes::simplify_arith drops the conv taps that only read padding (conv_dead_taps.h): an atrous
-// conv whose dilation is as large as the plane becomes the conv of its live taps, with the
-// reference executor's values; natively too. Convs whose every tap reads some input stay.
+// conv whose dilation is as large as the plane becomes the conv of its live taps; one whose taps
+// mostly read padding becomes a conv per region of outputs with the same live taps, joined by
+// concatenations. Both with the reference executor's values, natively too. Convs that mostly read
+// their input stay.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -65,8 +67,9 @@ TEST(ConvDeadTaps, AtrousConvsAsLargeAsThePlaneKeepTheirLiveTaps) {
       {{32, 16, 14, 14, 3, 1, {1, 1}, {36, 36, 36, 36}, {36, 36}}, 1, 1, {0, 0, 0, 0}},
       // Strided: tap 0 reads rows -8..-2, tap 2 rows 8..14 of a 7-row plane.
       {{8, 8, 7, 7, 3, 1, {2, 2}, {8, 8, 8, 8}, {8, 8}}, 1, 1, {0, 0, 0, 0}},
-      // Depthwise, one axis only (a 3-wide plane, a 20-tall one).
-      {{16, 16, 20, 3, 3, 16, {1, 1}, {4, 4, 4, 4}, {4, 4}}, 3, 1, {4, 0, 4, 0}},
+      // Depthwise 5x5, the width at rate 3 on 5 columns: its outer taps read padding only, the
+      // next ones for 2 of the 5 columns (36% of the work reads the input: no regions).
+      {{16, 16, 40, 5, 5, 16, {1, 1}, {2, 6, 2, 6}, {1, 3}}, 5, 3, {2, 3, 2, 3}},
       // Padding on one side only: the taps after the first read the bottom padding.
       {{4, 4, 5, 5, 3, 1, {1, 1}, {0, 0, 20, 0}, {10, 1}}, 1, 3, {0, 0, 0, 0}},
   };
@@ -86,11 +89,53 @@ TEST(ConvDeadTaps, AtrousConvsAsLargeAsThePlaneKeepTheirLiveTaps) {
   }
 }
 
-TEST(ConvDeadTaps, ConvsWhoseTapsAllReadTheInputStay) {
-  // Rate 12 on 14x14: the outer taps read rows 12-13 (from rows 0-1) and 0-1 (from 12-13).
-  for (const Geometry& g : {Geometry{8, 8, 14, 14, 3, 1, {1, 1}, {12, 12, 12, 12}, {12, 12}},
+int count_op(const ir::Module& m, ops::OpCode op) {
+  int n = 0;
+  for (const ir::Expr& e : ir::post_order(m.main().body))
+    if (auto* c = e->as<ir::CallNode>(); c && c->is_op() && c->op == op) ++n;
+  return n;
+}
+
+TEST(ConvDeadTaps, ConvsThatMostlyReadPaddingRunByRegions) {
+  struct Case {
+    Geometry g;
+    int convs, concats;
+  };
+  const std::vector<Case> cases = {
+      // DeepLabV3's rate 12 on a 14x14 map: an outer tap reads the input for 2 of the 14 rows
+      // (rows 12-13 from output rows 0-1, and the reverse), 18% of the work. 3x3 regions.
+      {{32, 16, 14, 14, 3, 1, {1, 1}, {12, 12, 12, 12}, {12, 12}}, 9, 4},
+      // Strided, rate 8 on 9x9 (5x5 outputs): an outer tap reads the input for 1 of 5 (22%).
+      {{8, 8, 9, 9, 3, 1, {2, 2}, {8, 8, 8, 8}, {8, 8}}, 9, 4},
+      // Depthwise, a tall plane and a narrow one: 3 bands of rows, one column.
+      {{16, 16, 20, 3, 3, 16, {1, 1}, {4, 4, 4, 4}, {4, 4}}, 3, 1},
+  };
+  for (const Case& c : cases) {
+    const ir::Module m = conv_module(c.g);
+    const ir::Module s = passes::simplify_arith(m);
+    EXPECT_EQ(count_op(s, ops::OpCode::Conv2d), c.convs) << c.g.H << "x" << c.g.W;
+    EXPECT_EQ(count_op(s, ops::OpCode::Concat), c.concats) << c.g.H << "x" << c.g.W;
+    for (const ir::Expr& e : ir::post_order(s.main().body)) {
+      auto* k = e->as<ir::CallNode>();
+      if (k && k->is_op() && k->op == ops::OpCode::Conv2d) {
+        EXPECT_EQ(k->attrs_as<ops::Conv2dAttrs>().padding, (std::vector<int64_t>{0, 0, 0, 0}));
+      }
+    }
+    expect_same_values(m, s, c.g);
+    native::Compiled nc = native::compile_native(m, native::CompileOptions{});
+    nativetest::expect_reference_values(m, nc, {topitest::random(DType::f32, {1, c.g.C, c.g.H, c.g.W}, -1, 1, 6)},
+                                        "native, by regions, " + std::to_string(c.g.H) + "x" + std::to_string(c.g.W));
+  }
+}
+
+TEST(ConvDeadTaps, ConvsThatMostlyReadTheirInputStay) {
+  // Rate 2 on 8x8: 69% of the work reads the input; the usual 3x3 conv; 5x5 at rate 3 on 9x9,
+  // strided (36%); a 3x3 conv on a 2x2 map (44%: four one-pixel convs would cost more than the
+  // padding).
+  for (const Geometry& g : {Geometry{8, 8, 8, 8, 3, 1, {1, 1}, {2, 2, 2, 2}, {2, 2}},
+                            Geometry{8, 8, 9, 9, 5, 1, {2, 2}, {6, 6, 6, 6}, {3, 3}},
                             Geometry{8, 8, 14, 14, 3, 1, {1, 1}, {1, 1, 1, 1}, {1, 1}},
-                            Geometry{8, 8, 9, 9, 5, 1, {2, 2}, {6, 6, 6, 6}, {3, 3}}}) {
+                            Geometry{8, 8, 2, 2, 3, 1, {1, 1}, {1, 1, 1, 1}, {1, 1}}}) {
     const ir::Module m = conv_module(g);
     const ir::Module s = passes::simplify_arith(m);
     EXPECT_EQ(ir::as_tensor(conv_of(s)->args[1]->type).shape, ir::as_tensor(conv_of(m)->args[1]->type).shape);
