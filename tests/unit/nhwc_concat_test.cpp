@@ -116,25 +116,35 @@ TEST(NhwcConcat, WithoutRecordsConcatenationsStayNchw) {
   }
 }
 
+// Every concatenation forced to concatenate.nhwc, as a record may choose it (without its costs:
+// nothing keeps a layout), and every conv to conv_impl unless it is "".
+native::Compiled compile_forcing_concat_nhwc(const ir::Module& m, const target::Target& t, std::string conv_impl) {
+  native::CompileOptions o;
+  o.target = t;
+  o.chooser = [conv_impl](const ir::FunctionNode&, const ir::CallNode& anchor, const target::Target&) {
+    std::optional<strategy::Choice> c;
+    if (anchor.op == OpCode::Concat) c = strategy::Choice{"concatenate.nhwc", "", "forced by the test", true, {}, {}, ""};
+    if (anchor.op == OpCode::Conv2d && !conv_impl.empty()) c = strategy::Choice{conv_impl, "", "forced by the test", true, {}, {}, ""};
+    return c;
+  };
+  return native::compile_native(m, o);
+}
+
 TEST(NhwcConcat, ChannelsNotInWholeVectorsStayNchw) {
   // Growth 4: after the first layer no input of a concatenation is whole vectors of 8 channels.
   // concatenate.nhwc does not apply to those concatenations, forced or not: they run the NCHW
   // concatenation, and the choice says why.
   const ir::Module m = dense_block(32, 4, 2, 9);
   for (const target::Target& t : nativetest::host_and_avx2_targets()) {
-    native::CompileOptions o;
-    o.target = t;
-    o.chooser = [](const ir::FunctionNode&, const ir::CallNode& anchor, const target::Target&) {
-      std::optional<strategy::Choice> c;
-      if (anchor.op == OpCode::Concat) c = strategy::Choice{"concatenate.nhwc", "", "forced by the test", true, {}, {}, ""};
-      return c;
-    };
-    native::Compiled nc = native::compile_native(m, o);
+    native::Compiled nc = compile_forcing_concat_nhwc(m, t, "");
     // The first layer's concatenation (the stem's 32 channels alone) applies; the next two not.
     EXPECT_EQ(nativetest::count_choices(nc, "concatenate.nhwc"), 1) << t.str();
     EXPECT_EQ(nativetest::count_choices(nc, "concatenate"), 2) << t.str();
-    for (const strategy::Choice& c : nc.choices)
-      if (c.implementation == "concatenate") EXPECT_NE(c.why.find("does not apply"), std::string::npos) << c.why;
+    for (const strategy::Choice& c : nc.choices) {
+      if (c.implementation == "concatenate") {
+        EXPECT_NE(c.why.find("does not apply"), std::string::npos) << c.why;
+      }
+    }
     nativetest::expect_reference_values(m, nc, {topitest::random(DType::f32, {1, 3, 9, 9}, -1, 1, 9)}, "growth 4 on " + t.str());
   }
 }
@@ -144,15 +154,7 @@ TEST(NhwcConcat, ForcedWithoutAChainMatchesReference) {
   // NCHW implementation: its inputs and result plain, the result written by the plain schedule.
   const ir::Module m = dense_block(32, 16, 2, 7);
   for (const target::Target& t : nativetest::host_and_avx2_targets()) {
-    native::CompileOptions o;
-    o.target = t;
-    o.chooser = [](const ir::FunctionNode&, const ir::CallNode& anchor, const target::Target&) {
-      std::optional<strategy::Choice> c;
-      if (anchor.op == OpCode::Concat) c = strategy::Choice{"concatenate.nhwc", "", "forced by the test", true, {}, {}, ""};
-      if (anchor.op == OpCode::Conv2d) c = strategy::Choice{"conv2d.rows", "", "forced by the test", true, {}, {}, ""};
-      return c;
-    };
-    native::Compiled nc = native::compile_native(m, o);
+    native::Compiled nc = compile_forcing_concat_nhwc(m, t, "conv2d.rows");
     EXPECT_EQ(nativetest::count_choices(nc, "concatenate.nhwc"), 3) << t.str();
     for (const strategy::Choice& c : nc.choices) EXPECT_EQ(c.why.find("layout kept"), std::string::npos) << c.why;
     nativetest::expect_reference_values(m, nc, {topitest::random(DType::f32, {1, 3, 7, 7}, -1, 1, 11)},
