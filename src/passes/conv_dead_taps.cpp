@@ -1,3 +1,4 @@
+// Dropping the conv taps that read only padding (see conv_dead_taps.h).
 #include "passes/conv_dead_taps.h"
 
 #include <algorithm>

@@ -12,8 +12,8 @@ namespace sy::passes {
 // nn.batch_norm with constant statistics -> (x - mean) * k + bias, k = scale / sqrt(var + eps)
 // folded in double as the reference computes it: no sqrt and divide per element.
 //
-// nn.conv2d whose kernel has taps that only ever read padding -> the conv with the other taps
-// (conv_dead_taps.h).
+// nn.conv2d whose taps mostly or only read padding -> one conv per region of outputs with the
+// same taps reading the input, or the conv with its other taps (conv_dead_taps.h).
 ir::Module simplify_arith(const ir::Module& m);
 
 }  // namespace sy::passes

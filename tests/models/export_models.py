@@ -101,13 +101,14 @@ MODELS = {
     # Models from outside the benchmark set, which first found what the set did not: channel
     # concatenations of every width (the Fire and Inception modules), max pools with ceil_mode,
     # a 3x3 max pool of stride 1 beside convs, a classifier conv of 1000 channels before a global
-    # average pool. An NHWC chain through concatenations made both slower (session 34's note).
+    # average pool. NHWC chains through concatenations by default made both slower (see
+    # src/topi/nn_concat_nhwc.cpp).
     "squeezenet1_1": (lambda: build_torchvision("squeezenet1_1"), IMAGE, "logits", 13, False),
     "googlenet": (lambda: build_with_xavier_linears("googlenet", aux_logits=False, init_weights=True),
                   IMAGE, "logits", 13, True),
     # Semantic segmentation (21 classes): a backbone with dilated depthwise convs, an atrous
-    # pyramid whose rates (12, 24, 36) exceed the 14x14 map (every tap but the centre reads
-    # padding), bilinear upsampling of the logits to the image.
+    # pyramid whose rates (12, 24, 36) reach beyond the 14x14 map (at 24 and 36 every tap but the
+    # centre reads only padding; src/passes/conv_dead_taps.h), bilinear upsampling of the logits.
     "deeplabv3_mobilenet_v3_large": (lambda: build_segmentation("deeplabv3_mobilenet_v3_large"), IMAGE, "out", 14,
                                      True),
     # Benchmark only (330 MB): a vision transformer, 12 layers of 768 wide attention on 197 tokens.
