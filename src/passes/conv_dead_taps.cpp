@@ -13,16 +13,23 @@ namespace {
 
 int64_t floor_div(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
 
-// The taps [first, last] of one axis that read some input element (tap k of output o reads input
-// o * stride + k * dilation - pad), as the reference's valid ranges; false when none does or they
+// The outputs [lo, hi) of one axis for which tap k reads the input (tap k of output o reads input
+// o * stride + k * dilation - pad), as the reference executor's valid ranges; lo == hi: none.
+void tap_outputs(int64_t in, int64_t out, int64_t k, int64_t stride, int64_t dilation, int64_t pad, int64_t& lo,
+                 int64_t& hi) {
+  const int64_t shift = k * dilation - pad;
+  lo = std::min(out, std::max<int64_t>(0, -floor_div(shift, stride)));
+  hi = std::max(lo, std::min<int64_t>(out, floor_div(in - 1 - shift, stride) + 1));
+}
+
+// The taps [first, last] of one axis that read some input element; false when none does or they
 // are not one run.
 bool live_taps(int64_t in, int64_t out, int64_t taps, int64_t stride, int64_t dilation, int64_t pad, int64_t& first,
                int64_t& last) {
   first = last = -1;
   for (int64_t k = 0; k < taps; ++k) {
-    const int64_t shift = k * dilation - pad;
-    const int64_t lo = std::max<int64_t>(0, -floor_div(shift, stride));
-    const int64_t hi = std::min<int64_t>(out, floor_div(in - 1 - shift, stride) + 1);
+    int64_t lo, hi;
+    tap_outputs(in, out, k, stride, dilation, pad, lo, hi);
     if (lo >= hi) continue;
     if (first >= 0 && last != k - 1) return false;
     if (first < 0) first = k;
@@ -56,10 +63,8 @@ struct Segment {
 std::vector<Segment> segments(int64_t in, int64_t out, int64_t taps, int64_t stride, int64_t dilation, int64_t pad) {
   std::vector<int64_t> lo(static_cast<size_t>(taps)), hi(lo.size()), cuts = {0, out};
   for (int64_t k = 0; k < taps; ++k) {
-    const int64_t shift = k * dilation - pad;
     const size_t i = static_cast<size_t>(k);
-    lo[i] = std::min(out, std::max<int64_t>(0, -floor_div(shift, stride)));
-    hi[i] = std::max(lo[i], std::min<int64_t>(out, floor_div(in - 1 - shift, stride) + 1));
+    tap_outputs(in, out, k, stride, dilation, pad, lo[i], hi[i]);
     cuts.push_back(lo[i]);
     cuts.push_back(hi[i]);
   }
