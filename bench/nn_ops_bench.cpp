@@ -318,6 +318,11 @@ int main(int argc, char** argv) {
       conv_case("grouped3x3 s2 g32 1024 14x14 +relu", {1, 1024, 14, 14}, {1024, 32, 3, 3}, 2, 1, 32, true),
       conv_case("grouped3x3 g26 208 14x14 +relu", {1, 208, 14, 14}, {208, 8, 3, 3}, 1, 1, 26, true),
       conv_case("grouped3x3 g55 440 7x7 +relu", {1, 440, 7, 7}, {440, 8, 3, 3}, 1, 1, 55, true),
+      // RegNetX-400MF's (groups of 16 channels: one AVX-512 vector) and its 400-channel 1x1 convs.
+      conv_case("grouped3x3 g25 400 7x7 +relu", {1, 400, 7, 7}, {400, 16, 3, 3}, 1, 1, 25, true),
+      conv_case("grouped3x3 g10 160 14x14 +relu", {1, 160, 14, 14}, {160, 16, 3, 3}, 1, 1, 10, true),
+      conv_case("grouped3x3 s2 g2 32 112x112 +relu", {1, 32, 112, 112}, {32, 16, 3, 3}, 2, 1, 2, true),
+      conv_case("conv1x1 400->400 7x7 +relu", {1, 400, 7, 7}, {400, 400, 1, 1}, 1, 0, 1, true),
       dense_case("dense 128x768x3072", 128, 768, 3072),
       dense_case("dense 1x1280x1000 (classifier)", 1, 1280, 1000),
       dense_case("dense 1x2048x1000 (classifier)", 1, 2048, 1000),

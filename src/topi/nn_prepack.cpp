@@ -45,7 +45,7 @@ class Prepacker : public ir::ExprMutator {
       return ir::ExprMutator::rewrite_call(orig, c, std::move(args), std::move(callee));
     const ir::CallNode* anchor = weight_anchor(*fn);
     size_t p = fn->params.size();
-    if (anchor && anchor->args.size() > 1 && packable_weight(*anchor))
+    if (anchor && anchor->args.size() > 1 && packable_weight(*anchor, block_))
       for (size_t i = 0; i < fn->params.size(); ++i)
         if (fn->params[i] == anchor->args[1]) p = i;
     if (p == fn->params.size() || !args[p]->as<ir::ConstantNode>() || uses(*fn, fn->params[p].get()) != 1)
@@ -121,11 +121,16 @@ class Prepacker : public ir::ExprMutator {
 
 }  // namespace
 
-bool packable_weight(const ir::CallNode& anchor) {
+bool packable_weight(const ir::CallNode& anchor, int64_t block) {
   if (!is_weight_op(anchor) || anchor.args.size() < 2) return false;
   const ir::TypeNode& w = ir::as_tensor(anchor.args[1]->type);
   if (w.dtype != DType::f32 || ir::as_tensor(anchor.args[0]->type).dtype != DType::f32) return false;
-  if (anchor.op == ops::OpCode::Conv2d) return w.shape.size() == 4 && anchor.attrs_as<ops::Conv2dAttrs>().groups == 1;
+  if (anchor.op == ops::OpCode::Conv2d) {
+    // Grouped: where every group has whole blocks of output channels (conv2d.grouped_blocked
+    // reads them as groups == 1 reads its blocks; the other grouped implementations read either).
+    const int64_t G = anchor.attrs_as<ops::Conv2dAttrs>().groups;
+    return w.shape.size() == 4 && (G == 1 || (G > 1 && w.shape[1] > 1 && w.shape[0] % G == 0 && (w.shape[0] / G) % block == 0));
+  }
   if (anchor.op == ops::OpCode::MatMul) return w.shape.size() == 2 && ir::as_tensor(anchor.type).shape.size() >= 1;
   return w.shape.size() == 2;
 }

@@ -165,7 +165,8 @@ const ExternTable& extern_table();
 void schedule_injective(GroupSchedule& g, bool by_rows = false);
 
 // ---- weight pre-packing (topi/nn_prepack.cpp): weights are constants, pack them once ----
-// nn.conv2d with groups == 1 and nn.dense, f32, read their weight in a blocked layout:
+// nn.conv2d with groups == 1 (or groups of whole blocks of output channels) and nn.dense, f32,
+// read their weight in a blocked layout:
 //   conv2d OIHW [O, C, KH, KW] -> [ceil(O/B), C, KH, KW, B];  dense [N, K] -> [ceil(N/B), K, B]
 // with B = weight_block(target)
 // (zero-padded to whole blocks). Given the plain weight, the kernel packs it itself on every call
@@ -184,7 +185,7 @@ ir::Module prepack_constants(const ir::Module& m, const target::Target& t, int* 
 // The tensor-level steps (e.g. for an executor that binds constants itself): whether the op call's
 // weight (argument 1, of the given plain shape) is packable, and the packed tensor (for matmul:
 // the packed dense weight of B^T; the call must then be lowered as nn.dense).
-bool packable_weight(const ir::CallNode& anchor);
+bool packable_weight(const ir::CallNode& anchor, int64_t block);
 Tensor pack_weight(const ir::CallNode& anchor, const Tensor& w, int64_t block);
 // The plain rows of a weight packed in blocks of `block` rows, [ceil(rows/block), rest..., block]
 // (conv2d's [O, C*KH*KW], dense's [N, K]), into out[rows * rest]: what an extern library reads.

@@ -1289,7 +1289,8 @@ class Gen:
                 ins.append(self.weight((m,), x.dtype))
             y = self.node('ConvTranspose', ins, [self.out([n, m] + out, x.dtype, 'any', x.mag * 4 + 1)], **attrs)
             return self.epilogue(y)
-        m = g * (self.r.randint(1, 4) if g > 1 else self.r.choice([1, 2, 3, 4, 5, 8, 16]))
+        # Grouped: 1-4 outputs a group, or whole vectors of them (8, 16: conv2d.grouped_blocked).
+        m = g * (self.r.choice([1, 2, 3, 4, 8, 16]) if g > 1 else self.r.choice([1, 2, 3, 4, 5, 8, 16]))
         w = self.window(spatial)
         if w is None:
             return False

@@ -2,6 +2,8 @@
 // values as the reference kernels (each conv2d implementation forced on shapes of the models).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "backends/reference/executor.h"
 #include "native/compile.h"
 #include "ops/attrs.h"
@@ -58,11 +60,12 @@ TEST(Strategy, ConvImplementationsApplyAsDocumented) {
   strategy::Applicable a = strategy::applicable(*conv_call(pw), t);
   EXPECT_EQ(native_only(a), (std::vector<std::string>{"conv2d.flat", "conv2d.blocked", "conv2d.rows", "conv2d.nhwc"}));
   for (const auto& e : a.entries) EXPECT_TRUE(e.priority > 0 || !e.impl->library.empty()) << e.impl->name;
-  ASSERT_EQ(a.rejected.size(), 4u);
-  EXPECT_EQ(a.rejected[0].first, "conv2d.depthwise");
-  EXPECT_EQ(a.rejected[1].first, "conv2d.depthwise_plane");
-  EXPECT_EQ(a.rejected[2].first, "conv2d.grouped_plane");
-  EXPECT_EQ(a.rejected[3].first, "conv2d.direct");
+  ASSERT_EQ(a.rejected.size(), 5u);
+  EXPECT_EQ(a.rejected[0].first, "conv2d.grouped_blocked");
+  EXPECT_EQ(a.rejected[1].first, "conv2d.depthwise");
+  EXPECT_EQ(a.rejected[2].first, "conv2d.depthwise_plane");
+  EXPECT_EQ(a.rejected[3].first, "conv2d.grouped_plane");
+  EXPECT_EQ(a.rejected[4].first, "conv2d.direct");
 
   // Depthwise: over the flattened plane, strided too; by output rows next; the generic grouped
   // ones after them; last the NHWC one, taken without records only in chains of kept layouts.
@@ -83,6 +86,15 @@ TEST(Strategy, ConvImplementationsApplyAsDocumented) {
   ir::Module gr = conv_block({1, 128, 14, 14}, {128, 4, 3, 3}, conv(1, 1, 32));
   a = strategy::applicable(*conv_call(gr), t);
   EXPECT_EQ(native_only(a), (std::vector<std::string>{"conv2d.grouped_plane", "conv2d.rows", "conv2d.direct"}));
+  auto why = std::find_if(a.rejected.begin(), a.rejected.end(),
+                          [](const auto& r) { return r.first == "conv2d.grouped_blocked"; });
+  ASSERT_NE(why, a.rejected.end());
+  EXPECT_NE(why->second.find("groups of 4 output channels"), std::string::npos) << why->second;
+  // Groups of 16 output channels (RegNetX's; whole vectors with AVX-512 and AVX2): blocked first.
+  ir::Module gr16 = conv_block({1, 160, 14, 14}, {160, 16, 3, 3}, conv(1, 1, 10));
+  a = strategy::applicable(*conv_call(gr16), t);
+  EXPECT_EQ(native_only(a),
+            (std::vector<std::string>{"conv2d.grouped_blocked", "conv2d.grouped_plane", "conv2d.rows", "conv2d.direct"}));
   ir::Module gr56 = conv_block({1, 128, 56, 56}, {128, 4, 3, 3}, conv(1, 1, 32));
   a = strategy::applicable(*conv_call(gr56), t);
   EXPECT_EQ(native_only(a), (std::vector<std::string>{"conv2d.rows", "conv2d.grouped_plane", "conv2d.direct"}));
@@ -173,6 +185,14 @@ TEST(Strategy, EveryConvImplementationMatchesReference) {
            {{1, 24, 15, 15}, {48, 8, 3, 3}, [] {                 // groups of 8 in, 16 out, strided, dilated
               ops::Conv2dAttrs a = conv(2, 1, 3);
               a.dilation = {2, 1};
+              return a;
+            }()},
+           {{1, 64, 10, 10}, {64, 32, 3, 3}, conv(1, 1, 2)},     // groups of 32 out: tiles of 2 blocks of a group
+           {{1, 32, 11, 13}, {32, 16, 3, 3}, [] {                // grouped_blocked: unequal strides and padding
+              ops::Conv2dAttrs a = conv(1, 0, 2);
+              a.strides = {2, 1};
+              a.padding = {0, 1, 2, 1};
+              a.dilation = {2, 2};
               return a;
             }()}}) {
     ir::Module m = conv_block(c.xs, c.ws, c.a);

@@ -114,6 +114,10 @@ TEST(TopiNnConv2d, GroupedDepthwiseAndF64) {
                                   {rnd({1, 6, 11, 11}, 29), rnd({12, 1, 3, 3}, 30)}, kRtol, kAtol);  // multiplier 2
   expect_native_matches_reference(OpCode::Conv2d, attrs(conv({1, 1}, {1, 1, 1, 1})),
                                   {rnd({1, 3, 6, 7}, 31, DType::f64), rnd({5, 3, 3, 3}, 32, DType::f64)}, 1e-10, 1e-12);
+  // Groups of 16 output channels with a weight that is not a constant (conv2d.grouped_blocked
+  // packs it in the kernel), batch 2.
+  expect_native_matches_reference(OpCode::Conv2d, attrs(conv({1, 1}, {1, 1, 1, 1}, {1, 1}, 2)),
+                                  {rnd({2, 32, 9, 10}, 33), rnd({32, 16, 3, 3}, 34), rnd({32}, 35)}, kRtol, kAtol);
 }
 
 TEST(TopiNnConv2d, Transpose) {

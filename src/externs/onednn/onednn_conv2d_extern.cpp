@@ -256,7 +256,6 @@ std::string why_not_conv(const ir::CallNode& c) {
   if (x.dtype != DType::f32 || w.dtype != DType::f32) return "not f32";
   if (x.shape.size() != 4) return "not a 2-d convolution over NCHW";
   if (shape_numel(x.shape) == 0 || shape_numel(y.shape) == 0) return "an empty tensor";
-  if (w.shape.size() == 5 && c.attrs_as<ops::Conv2dAttrs>().groups != 1) return "a packed grouped weight";
   if (w.shape.size() != 4 && w.shape.size() != 5) return "unexpected weight rank";
   return "";
 }
