@@ -260,20 +260,24 @@ void pixel_tile(int64_t OH, int64_t OW, int64_t target, int64_t& th, int64_t& tw
   th = std::max<int64_t>(1, std::min<int64_t>(OH, target / tw));
 }
 
-void schedule_conv2d(GroupSchedule& g) {
+// The conv's stages up to `result`: the group's output, or where the output spreads the conv's
+// result over more elements, the last stage of the anchor's shape (see schedule_conv2d). False
+// where the group takes the injective schedule instead.
+bool schedule_conv2d_stages(GroupSchedule& g, const Tensor& result) {
   te::Schedule& s = *g.sch;
   const Tensor& anchor = g.anchor_outputs.at(0);
+  const bool spread = result.op() != g.outputs.at(0).op();
   te::Operation yc = find_stage(anchor, "conv2d_nchwc"), pad = find_stage(anchor, "conv2d_pad"),
                 wpack = find_stage(anchor, "conv2d_wpack"), dw = find_stage(anchor, "conv2d_depthwise"),
                 rows = find_stage(anchor, "conv2d_rows"), flat = find_stage(anchor, "conv2d_flat"),
                 plane = find_stage(anchor, "conv2d_depthwise_plane"), gplane = find_stage(anchor, "conv2d_grouped_plane");
-  const bool simple = g.outputs.size() == 1 && g.outputs[0].shape() == anchor.shape();
+  const bool simple = spread || (g.outputs.size() == 1 && g.outputs[0].shape() == anchor.shape());
   // An epilogue that calls math functions (SiLU's exp): GCC vectorizes those calls only in loops
   // it vectorizes (libmvec), else it calls expf once per element.
   bool epilogue_calls = false;
   for (te::Stage* st : s.stages()) {
     const te::Operation& op = st->op();
-    if (!op->body || op == anchor.op() || op == yc || op == pad || op == wpack || op == dw || op == rows ||
+    if (!op->body || op == anchor.op() || (spread && op->shape != anchor.shape()) || op == yc || op == pad || op == wpack || op == dw || op == rows ||
         op == flat || op == plane || op == gplane)
       continue;
     tir::visit_expr(op->body, [&](const Expr& e) { epilogue_calls |= e->kind == tir::ExprKind::Call; });
@@ -281,13 +285,13 @@ void schedule_conv2d(GroupSchedule& g) {
   // Depthwise over the plane with such an epilogue on rows that are not whole vectors (7x7,
   // 14x14): the anchor stage stays, a compact copy of the plane the epilogue then reads in whole
   // vectors.
-  const bool heavy_epilogue = plane && simple && g.outputs[0].op() != anchor.op() &&
+  const bool heavy_epilogue = plane && simple && result.op() != anchor.op() &&
                               anchor.shape()[3] % g.vector_lanes != 0 && epilogue_calls;
   const te::Operation kept_anchor = heavy_epilogue ? anchor.op() : te::Operation{};
   if (!simple || (!yc && !dw && !rows && !flat && !plane && !gplane) ||
-      !inline_all_but(g, {yc, pad, wpack, dw, rows, flat, plane, gplane, kept_anchor}))
-    return schedule_injective(g);
-  te::Stage& out = s[g.outputs[0]];
+      !inline_all_but(g, {yc, pad, wpack, dw, rows, flat, plane, gplane, kept_anchor, spread ? result.op() : te::Operation{}}))
+    return false;
+  te::Stage& out = s[result];
   const Shape& os = anchor.shape();
   const int64_t N = os[0], O = os[1], OH = os[2], OW = os[3];
   te::Knobs local;
@@ -403,7 +407,7 @@ void schedule_conv2d(GroupSchedule& g) {
     y.unroll(y.axis(1));
     y.unroll(yo);
     y.vectorize(yi);
-    return;
+    return true;
   }
   if (gplane) {
     // Per block of tile_o output channels of one group (in parallel): the flattened plane of the
@@ -448,7 +452,7 @@ void schedule_conv2d(GroupSchedule& g) {
     y.unroll(y.axis(1));
     y.unroll(qoi);
     y.vectorize(qi);
-    return;
+    return true;
   }
   if (rows) {
     // Register tile: tile_o output channels x a piece of one output row. Default: whole rows of
@@ -486,7 +490,7 @@ void schedule_conv2d(GroupSchedule& g) {
     y.unroll(y.axis(1));
     y.unroll(yo);
     y.vectorize(yi);
-    return;
+    return true;
   }
   if (plane) {
     // Depthwise over the flattened plane: (n, c) in parallel; a block of output rows at a time,
@@ -518,7 +522,7 @@ void schedule_conv2d(GroupSchedule& g) {
       out.vectorize(ow);
     }
     schedule_grid_at(s, out, ohb, plane, pad, L);
-    return;
+    return true;
   }
   if (dw) {
     // Depthwise: (n, c) in parallel, one output row accumulated over the taps, vectorized along it.
@@ -580,7 +584,7 @@ void schedule_conv2d(GroupSchedule& g) {
     d.unroll(d.reduce_axis(2));
     if (th > 1) d.unroll(drow);
     d.vectorize(dcol);
-    return;
+    return true;
   }
   if (wpack) {
     te::Stage& wp = *s.find(wpack.get());
@@ -670,6 +674,37 @@ void schedule_conv2d(GroupSchedule& g) {
   y.unroll(y.axis(2));
   y.unroll(y.axis(3));
   y.vectorize(y.axis(4));
+  return true;
+}
+
+void schedule_conv2d(GroupSchedule& g) {
+  const Tensor& anchor = g.anchor_outputs.at(0);
+  // The conv's result spread over a larger output (a squeeze-excitation's conv of one pixel,
+  // times the map it scales): the conv and its epilogue of its own shape (the bias, the
+  // excitation's sigmoid, once per channel) keep the conv's schedule, at the root; the output's
+  // loops read the result. Given the injective schedule whole, the group ran the conv as scalar
+  // loops.
+  const bool spread = g.outputs.size() == 1 && g.outputs[0].op() != anchor.op() && g.outputs[0].ndim() == 4 &&
+                      anchor.ndim() == 4 && numel(g.outputs[0].shape()) > numel(anchor.shape());
+  Tensor result = spread ? anchor : g.outputs.at(0);
+  if (spread)
+    for (te::Stage* st : g.sch->stages()) {  // producers first: the chain from the anchor, in order
+      const te::Operation& op = st->op();
+      if (op->kind != te::OpKind::Compute || op->shape != anchor.shape() || op->is_reduction()) continue;
+      const std::vector<te::Operation> ins = op->inputs();
+      if (std::find(ins.begin(), ins.end(), result.op()) != ins.end()) result = Tensor(op);
+    }
+  if (!schedule_conv2d_stages(g, result)) return schedule_injective(g);
+  if (!spread) return;
+  te::Stage& o = (*g.sch)[g.outputs[0]];
+  const Shape& os = g.outputs[0].shape();
+  const te::Axis nc = fuse_leading(o, 2);
+  const te::Axis plane = o.fuse(o.leaves()[1], o.leaves()[2]);
+  if (os[2] * os[3] >= g.vector_lanes) {
+    auto [po, pi] = o.split(plane, g.vector_lanes);
+    o.vectorize(pi);
+  }
+  if (numel(os) >= 16384) o.parallel(nc);
 }
 
 std::vector<Tensor> conv2d_transpose(const ir::CallNode& c, const std::vector<Tensor>& in) {
@@ -762,10 +797,13 @@ void register_conv(Registry& r) {
                 std::string w = why_not_packed(g);
                 return !w.empty() ? w : g.pointwise ? "" : "not a 1x1 stride-1 unpadded conv";
               },
-              [](const ir::CallNode& c, const target::Target&) {
+              [](const ir::CallNode& c, const target::Target& t) {
                 CallConv g = call_conv(c);
                 const bool small_plane_many_channels = g.OH * g.OW <= kSmallPlanePixels && g.C >= kSmallPlaneBlockedChannels;
-                return g.C <= kFlatPathMaxChannels && !small_plane_many_channels ? 30 : 5;
+                // A plane of less than a vector (a squeeze-excitation's 1x1) has no pixel vectors:
+                // blocked vectorizes over the output channels instead.
+                const bool sub_vector_plane = g.OH * g.OW < t.vector_lanes();
+                return g.C <= kFlatPathMaxChannels && !small_plane_many_channels && !sub_vector_plane ? 30 : 5;
               });
   OpImpl rows = conv_impl("conv2d.rows", Variant::Rows,
               [](const ir::CallNode& c, const target::Target&) -> std::string {

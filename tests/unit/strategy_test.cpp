@@ -224,6 +224,26 @@ TEST(Strategy, EveryConvImplementationWithASiluEpilogueMatchesReference) {
   }
 }
 
+// A squeeze-excitation: a conv of one pixel (1x1x40), sigmoid, times the map it scales
+// (96x14x14), one fused kernel whose output is larger than the conv's. The conv keeps its own
+// schedule (its implementation's knobs; the injective loops ran it scalar), the output's loops
+// read it; every implementation against the reference.
+TEST(Strategy, AConvSpreadOverALargerOutputKeepsItsSchedule) {
+  ir::Expr s = ir::var("s", ir::tensor_type({1, 40, 1, 1}, DType::f32));
+  ir::Expr x = ir::var("x", ir::tensor_type({1, 96, 14, 14}, DType::f32));
+  ir::Expr y = ir::call(OpCode::Conv2d, {s, ir::constant(rnd({96, 40, 1, 1}, 15)), ir::constant(rnd({96}, 16))}, conv(1, 0));
+  y = ir::call(OpCode::Mul, {ir::call(OpCode::Sigmoid, {y}), x});
+  ir::Module m;
+  m.functions["main"] = ir::function({s, x}, y);
+  const std::vector<Tensor> inputs{rnd({1, 40, 1, 1}, 24), rnd({1, 96, 14, 14}, 25)};
+  expect_every_conv_implementation_matches(m, inputs);
+  native::Compiled nc = native::compile_native(m);
+  ASSERT_EQ(nc.choices.size(), 1u);
+  EXPECT_EQ(nc.choices[0].implementation, "conv2d.blocked");  // a plane of one pixel: not flat
+  EXPECT_NE(nc.choices[0].knobs.find("tile_oc="), std::string::npos) << nc.choices[0].knobs;
+  expect_close(nc.executable->run(inputs, 0, nullptr), reference::run_module(m, inputs).value(), "default");
+}
+
 // A pointwise conv whose input plane spills half of L2 (ResNet-50's 256 channels on 56x56) takes
 // the widest register tile whose pixels divide the plane by default, so that the plane is read in
 // L2-sized chunks; on both ISA families, with the reference's values at 2 threads. The chunked
