@@ -277,8 +277,8 @@ bool schedule_conv2d_stages(GroupSchedule& g, const Tensor& result) {
   bool epilogue_calls = false;
   for (te::Stage* st : s.stages()) {
     const te::Operation& op = st->op();
-    if (!op->body || op == anchor.op() || (spread && op->shape != anchor.shape()) || op == yc || op == pad || op == wpack || op == dw || op == rows ||
-        op == flat || op == plane || op == gplane)
+    if (!op->body || op == anchor.op() || op == yc || op == pad || op == wpack || op == dw || op == rows ||
+        op == flat || op == plane || op == gplane || (spread && op->shape != anchor.shape()))
       continue;
     tir::visit_expr(op->body, [&](const Expr& e) { epilogue_calls |= e->kind == tir::ExprKind::Call; });
   }
@@ -289,7 +289,8 @@ bool schedule_conv2d_stages(GroupSchedule& g, const Tensor& result) {
                               anchor.shape()[3] % g.vector_lanes != 0 && epilogue_calls;
   const te::Operation kept_anchor = heavy_epilogue ? anchor.op() : te::Operation{};
   if (!simple || (!yc && !dw && !rows && !flat && !plane && !gplane) ||
-      !inline_all_but(g, {yc, pad, wpack, dw, rows, flat, plane, gplane, kept_anchor, spread ? result.op() : te::Operation{}}))
+      !inline_all_but(g, {yc, pad, wpack, dw, rows, flat, plane, gplane, kept_anchor,
+                          spread ? result.op() : te::Operation{}}))
     return false;
   te::Stage& out = s[result];
   const Shape& os = anchor.shape();
