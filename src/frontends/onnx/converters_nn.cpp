@@ -309,7 +309,10 @@ Outs convert_group_norm(NodeContext& c) {
   return {c.reshape(y, xs)};
 }
 
-// MeanVarianceNormalization as its ONNX function body: (X - E[X]) / (sqrt(E[X^2] - E[X]^2) + 1e-9).
+// MeanVarianceNormalization as its ONNX function body: (X - E[X]) / (sqrt(E[X^2] - E[X]^2) + 1e-9),
+// the variance at least 0: over equal values E[X^2] - E[X]^2 rounds to either side of 0, and a
+// rounding below it made sqrt NaN where the result is 0 (a path that summed in another order
+// than the reference's gave NaN for a channel of equal values; differential suite, seed 47317).
 Outs convert_mvn(NodeContext& c) {
   ir::Expr x = c.input(0, "X");
   int64_t r = c.rank(0, "X");
@@ -320,7 +323,8 @@ Outs convert_mvn(NodeContext& c) {
   DType dt = ir::dtype_of(x);
   ir::Expr mean = c.op(OpCode::ReduceMean, {x}, red);
   ir::Expr mean_sq = c.op(OpCode::ReduceMean, {c.op(OpCode::Mul, {x, x})}, red);
-  ir::Expr var = c.op(OpCode::Sub, {mean_sq, c.op(OpCode::Mul, {mean, mean})});
+  ir::Expr var = c.op(OpCode::Maximum, {c.op(OpCode::Sub, {mean_sq, c.op(OpCode::Mul, {mean, mean})}),
+                                        NodeContext::scalar(dt, 0.0)});
   ir::Expr std_eps = c.op(OpCode::Add, {c.op(OpCode::Sqrt, {var}), NodeContext::scalar(dt, 1e-9)});
   return {c.op(OpCode::Div, {c.op(OpCode::Sub, {x, mean}), std_eps})};
 }
