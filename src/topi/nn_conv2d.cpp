@@ -198,39 +198,26 @@ std::vector<Tensor> conv2d(Variant v, const ir::CallNode& c, const std::vector<T
                         "conv2d")};
   }
   Tensor P = pad_input(x, Hp, Wp, g.pt, g.pl);
-  if (v == Variant::GroupedBlocked) {
-    // A grouped conv whose groups have whole vectors of output channels (O / G a multiple of B):
-    // the blocked layout and schedule of groups == 1, each block of B outputs summing over its
-    // group's Cg input channels (RegNetX's 16-channel groups on AVX-512; over the flattened plane
-    // they ran at 45-60% of SGEMM on 7x7 and 14x14 maps, whose rows are not whole vectors).
-    const int64_t Og = g.O / g.G, Oo = g.O / kBlock;
-    if (g.G < 1 || g.O % g.G != 0 || Og % kBlock != 0)
+  if (v == Variant::Blocked || v == Variant::GroupedBlocked) {
+    // Grouped (grouped_blocked): the groups have whole vectors of output channels (O / G a
+    // multiple of B), so each block of B outputs sums over its own group's Cg input channels
+    // (RegNetX's 16-channel groups on AVX-512; over the flattened plane they ran at 45-60% of
+    // SGEMM on 7x7 and 14x14 maps, whose rows are not whole vectors). Cg == C when G == 1.
+    const int64_t Oo = (g.O + kBlock - 1) / kBlock, Og = g.O / g.G;
+    if (g.G != 1 && (g.G < 1 || g.O % g.G != 0 || Og % kBlock != 0))
       throw Error("nn.conv2d: grouped_blocked needs whole vectors of output channels per group");
-    Tensor Wp = prepacked ? w : te::compute({Oo, g.Cg, g.KH, g.KW, kBlock}, [&](const std::vector<Expr>& i) -> Expr {
-      return w(i[0] * kBlock + i[4], i[1], i[2], i[3]);
-    }, "conv2d_wpack");
-    IterVar rc = te::reduce_axis(g.Cg, "rc"), rh = te::reduce_axis(g.KH, "rh"), rw = te::reduce_axis(g.KW, "rw");
-    Tensor Yc = te::compute({g.N, Oo, g.OH, g.OW, kBlock}, [&](const std::vector<Expr>& i) {
-      Expr ch = (i[1] * kBlock / Og) * g.Cg + rc.var;
-      return te::sum(P(i[0], ch, ih(i[2], rh.var), iw(i[3], rw.var)) * Wp(i[1], rc.var, rh.var, rw.var, i[4]), {rc, rh, rw});
-    }, "conv2d_nchwc");
-    return {te::compute({g.N, g.O, g.OH, g.OW}, [&](Expr n, Expr o, Expr oh, Expr ow) {
-      return with_bias(Yc(n, o / kBlock, oh, ow, o % kBlock), o);
-    }, "conv2d")};
-  }
-  if (v == Variant::Blocked) {
-    const int64_t Oo = (g.O + kBlock - 1) / kBlock;
     Tensor Wp = w;
     if (!prepacked) {
-      Wp = te::compute({Oo, g.C, g.KH, g.KW, kBlock}, [&](const std::vector<Expr>& i) -> Expr {
+      Wp = te::compute({Oo, g.Cg, g.KH, g.KW, kBlock}, [&](const std::vector<Expr>& i) -> Expr {
         Expr o = i[0] * kBlock + i[4];
         if (g.O % kBlock == 0) return w(o, i[1], i[2], i[3]);
         return tir::select(o < g.O, w(tir::min(o, idx(g.O - 1)), i[1], i[2], i[3]), fconst(t, 0.0));
       }, "conv2d_wpack");
     }
-    IterVar rc = te::reduce_axis(g.C, "rc"), rh = te::reduce_axis(g.KH, "rh"), rw = te::reduce_axis(g.KW, "rw");
+    IterVar rc = te::reduce_axis(g.Cg, "rc"), rh = te::reduce_axis(g.KH, "rh"), rw = te::reduce_axis(g.KW, "rw");
     Tensor Yc = te::compute({g.N, Oo, g.OH, g.OW, kBlock}, [&](const std::vector<Expr>& i) {
-      return te::sum(P(i[0], rc.var, ih(i[2], rh.var), iw(i[3], rw.var)) * Wp(i[1], rc.var, rh.var, rw.var, i[4]),
+      Expr ch = g.G == 1 ? rc.var : (i[1] * kBlock / Og) * g.Cg + rc.var;
+      return te::sum(P(i[0], ch, ih(i[2], rh.var), iw(i[3], rw.var)) * Wp(i[1], rc.var, rh.var, rw.var, i[4]),
                      {rc, rh, rw});
     }, "conv2d_nchwc");
     return {te::compute({g.N, g.O, g.OH, g.OW}, [&](Expr n, Expr o, Expr oh, Expr ow) {
