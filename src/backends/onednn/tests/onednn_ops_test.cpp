@@ -209,6 +209,29 @@ TEST(OnednnOps, BroadcastsAfterAConvMatchTheReference) {
   }
 }
 
+// A broadcast binary on channel blocks that pad the channels (1 or 3 of 16, 8 with AVX2): oneDNN
+// 2.6's jit:uni binary run in place leaves its source unchanged there, so the backend gives it a
+// destination of its own. Seed 52047 of the differential suite: a 5-d concatenation (laid out
+// with the channel outermost, moved to channel blocks for the scalar add) + 1.1 came out as the
+// concatenation. Also an image-like conv of 3 channels scaled and shifted by scalars.
+TEST(OnednnOps, BroadcastBinaryOnPaddedChannelBlocks) {
+  ops::AxisAttrs depth;
+  depth.axis = 2;
+  ir::Expr x = input("x", {1, 1, 1, 15, 7});
+  ir::Expr cat = ir::call(OpCode::Concat, {x, x}, depth);
+  expect_matches_reference(region({x}, ir::call(OpCode::Add, {cat, cst({}, 330)})), {random({1, 1, 1, 15, 7}, 331)},
+                           1e-6);
+  for (int64_t C : {1, 3}) {
+    SCOPED_TRACE(std::to_string(C) + " channels");
+    ir::Expr img = input("img", {1, 24, 8, 8});
+    ops::Conv2dAttrs pad1;
+    pad1.padding = {1, 1, 1, 1};
+    ir::Expr cv = ir::call(OpCode::Conv2d, {img, cst({C, 24, 3, 3}, 332, -0.2f, 0.2f)}, pad1);
+    ir::Expr y = ir::call(OpCode::Add, {ir::call(OpCode::Mul, {ir::call(OpCode::Tanh, {cv}), cst({}, 333)}), cst({1}, 334)});
+    expect_matches_reference(region({img}, y), {random({1, 24, 8, 8}, 335)}, 1e-5);
+  }
+}
+
 // A binary post-op with which oneDNN 2.6 has only its reference kernel for the primitive: a conv's
 // result plus a table over the plane (a positional embedding), or a constant of the whole shape
 // (not a residual: no sum post-op); a matmul's result plus one value per row. Fused, the conv ran
