@@ -6,6 +6,7 @@
 #include "ops/attrs.h"
 #include "ops/op.h"
 #include "passes/conv_dead_taps.h"
+#include "passes/conv_transpose_as_conv.h"
 
 namespace sy::passes {
 
@@ -69,6 +70,8 @@ class Simplifier : public ir::ExprMutator {
       if (ir::Expr affine = batch_norm_as_affine(*c, args)) return affine;
     if (c->is_op() && c->op == ops::OpCode::Conv2d)
       if (ir::Expr cut = conv_without_dead_taps(*c, args)) return cut;
+    if (c->is_op() && c->op == ops::OpCode::ConvTranspose2d)
+      if (ir::Expr conv = conv_transpose_as_conv(*c, args)) return conv;
     return ExprMutator::rewrite_call(orig, c, std::move(args), std::move(callee));
   }
 };

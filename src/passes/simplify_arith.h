@@ -14,6 +14,9 @@ namespace sy::passes {
 //
 // nn.conv2d whose taps mostly or only read padding -> one conv per region of outputs with the
 // same taps reading the input, or the conv with its other taps (conv_dead_taps.h).
+//
+// nn.conv2d_transpose -> one nn.conv2d of its stride phases, interleaved and cropped
+// (conv_transpose_as_conv.h).
 ir::Module simplify_arith(const ir::Module& m);
 
 }  // namespace sy::passes

@@ -84,6 +84,44 @@ class Encoder(torch.nn.Module):
         return self.encoder(x)
 
 
+class UNet(torch.nn.Module):
+    """A small image-to-image U-Net: transposed convs of the three usual kinds (2x2 stride 2, 4x4
+    stride 2 padding 1, 3x3 stride 2 padding 1 output padding 1), group and instance norms, nearest
+    upsampling, skip concatenations, a pixel shuffle and an image output (tanh * 0.5 + 0.5)."""
+
+    def __init__(self):
+        super().__init__()
+        nn = torch.nn
+
+        def block(i, o):
+            return nn.Sequential(nn.Conv2d(i, o, 3, padding=1), nn.GroupNorm(8, o), nn.SiLU(),
+                                 nn.Conv2d(o, o, 3, padding=1), nn.InstanceNorm2d(o, affine=True),
+                                 nn.LeakyReLU(0.1))
+
+        self.down1, self.down2, self.down3 = block(3, 32), block(32, 64), block(64, 128)
+        self.bottom = nn.Conv2d(128, 128, 3, stride=2, padding=1)
+        self.up_bottom = nn.ConvTranspose2d(128, 128, 3, stride=2, padding=1, output_padding=1)
+        self.up3 = nn.ConvTranspose2d(128, 64, 2, stride=2)
+        self.block3 = block(128, 64)
+        self.up2 = nn.ConvTranspose2d(64, 32, 4, stride=2, padding=1)
+        self.block2 = block(64, 32)
+        self.up1 = nn.Upsample(scale_factor=2, mode="nearest")
+        self.block1 = block(32 + 32, 32)
+        self.out = nn.Conv2d(32, 12, 1)
+        self.shuffle = nn.PixelShuffle(2)
+
+    def forward(self, x):
+        F = torch.nn.functional
+        a = self.down1(x)                              # 32 x 128
+        b = self.down2(F.max_pool2d(a, 2))             # 64 x 64
+        c = self.down3(F.avg_pool2d(b, 2))             # 128 x 32
+        c = c + self.up_bottom(self.bottom(c))         # 128 x 32
+        u = self.block3(torch.cat([self.up3(c), b], 1))  # 64 x 64
+        u = self.block2(torch.cat([self.up2(u), a], 1))  # 32 x 128
+        u = self.block1(torch.cat([self.up1(F.avg_pool2d(u, 2)), a], 1))  # 32 x 128
+        return torch.tanh(self.shuffle(self.out(u))) * 0.5 + 0.5  # 3 x 256
+
+
 # name -> (builder, input shape, output name, opset, needs BN re-estimation)
 MODELS = {
     "resnet18": (lambda: build_torchvision("resnet18"), IMAGE, "logits", 13, True),
@@ -114,6 +152,10 @@ MODELS = {
     # centre reads only padding; src/passes/conv_dead_taps.h), bilinear upsampling of the logits.
     "deeplabv3_mobilenet_v3_large": (lambda: build_segmentation("deeplabv3_mobilenet_v3_large"), IMAGE, "out", 14,
                                      True),
+    # Image to image: transposed convs (each a stride-phase conv natively; computed as defined,
+    # U-Net's 2x2 upsampling ran at 1 GFLOP/s, 71% of the model), group and instance norms, a
+    # pixel shuffle, an output of 3 channels scaled and shifted by scalars.
+    "unet": (UNet, (1, 3, 128, 128), "image", 14, False),
     # Benchmark only (330 MB): a vision transformer, 12 layers of 768 wide attention on 197 tokens.
     "vit_b_16": (lambda: build_with_xavier_linears("vit_b_16"), IMAGE, "logits", 14, False),
 }
@@ -133,7 +175,9 @@ def randomize_parameters(model):
     """
     with torch.no_grad():
         for module in model.modules():
-            if isinstance(module, (torch.nn.modules.batchnorm._BatchNorm, torch.nn.LayerNorm)):
+            norms = (torch.nn.modules.batchnorm._BatchNorm, torch.nn.LayerNorm, torch.nn.GroupNorm,
+                     torch.nn.modules.instancenorm._InstanceNorm)
+            if isinstance(module, norms) and module.weight is not None:
                 module.weight.normal_(1.0, 0.1)
                 module.bias.normal_(0.0, 0.1)
         if isinstance(model, Encoder):
