@@ -324,6 +324,8 @@ int main(int argc, char** argv) {
       conv_case("grouped3x3 s2 g2 32 112x112 +relu", {1, 32, 112, 112}, {32, 16, 3, 3}, 2, 1, 2, true),
       conv_case("conv1x1 400->400 7x7 +relu", {1, 400, 7, 7}, {400, 400, 1, 1}, 1, 0, 1, true),
       dense_case("dense 128x768x3072", 128, 768, 3072),
+      dense_case("dense 1x192x768 (LSTM 192 step)", 1, 192, 768),
+      dense_case("dense 1x512x2048 (LSTM 512 step)", 1, 512, 2048),
       dense_case("dense 1x1280x1000 (classifier)", 1, 1280, 1000),
       dense_case("dense 1x2048x1000 (classifier)", 1, 2048, 1000),
       dense_case("dense 128x3072x768", 128, 3072, 768),

@@ -122,6 +122,25 @@ class UNet(torch.nn.Module):
         return torch.tanh(self.shuffle(self.out(u))) * 0.5 + 0.5  # 3 x 256
 
 
+class RecurrentTagger(torch.nn.Module):
+    """A sequence tagger: embedding, a 2-layer bidirectional LSTM, a bidirectional GRU, a linear
+    head per token. The input is float (the test harness makes float inputs); token ids are
+    derived from it inside the model (Abs, Mul, Cast, Clip, Gather)."""
+
+    def __init__(self):
+        super().__init__()
+        self.embedding = torch.nn.Embedding(1000, 128)
+        self.lstm = torch.nn.LSTM(128, 192, num_layers=2, bidirectional=True, batch_first=True)
+        self.gru = torch.nn.GRU(384, 96, bidirectional=True, batch_first=True)
+        self.head = torch.nn.Linear(192, 10)
+
+    def forward(self, x):
+        ids = (x.abs() * 300).long().clamp(0, 999)
+        h, _ = self.lstm(self.embedding(ids))
+        h, _ = self.gru(h)
+        return self.head(h)
+
+
 # name -> (builder, input shape, output name, opset, needs BN re-estimation)
 MODELS = {
     "resnet18": (lambda: build_torchvision("resnet18"), IMAGE, "logits", 13, True),
@@ -156,6 +175,8 @@ MODELS = {
     # U-Net's 2x2 upsampling ran at 1 GFLOP/s, 71% of the model), group and instance norms, a
     # pixel shuffle, an output of 3 channels scaled and shifted by scalars.
     "unet": (UNet, (1, 3, 128, 128), "image", 14, False),
+    # Recurrent layers (ONNX LSTM and GRU, unrolled over 40 steps by the importer).
+    "recurrent_tagger": (RecurrentTagger, (1, 40), "tags", 14, False),
     # Benchmark only (330 MB): a vision transformer, 12 layers of 768 wide attention on 197 tokens.
     "vit_b_16": (lambda: build_with_xavier_linears("vit_b_16"), IMAGE, "logits", 14, False),
 }
