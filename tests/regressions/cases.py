@@ -186,6 +186,13 @@ def reflect_pad_depthwise(rng):
             {'x': [1, 8, 5, 3]}, ['y'], [i64('p', [0, 0, 1, 1, 0, 0, 1, 1]), f32('W', randn(rng, 8, 1, 3, 3))])
 
 
+@case
+def matmul_left_batch_broadcast(rng):
+    """libxsmm claimed a matmul whose left operand broadcasts a batch axis of 1 (same rank as the
+    result), then failed at load: "A's batch is not the output's" (an einsum's ellipsis)."""
+    return ([h.make_node('MatMul', ['a', 'b'], ['y'])], {'a': [1, 3, 4], 'b': [5, 4, 6]}, ['y'], [])
+
+
 def write(name, out):
     rng = np.random.default_rng(sorted(CASES).index(name) + 1)
     nodes, inputs, outputs, inits = CASES[name](rng)

@@ -79,7 +79,8 @@ std::string check_gemm(const Match& m) {
     if (p.two_biases) return "libxsmm: a dense with a bias and another add";
   } else {
     if (b.size() < 2) return "libxsmm matmul: a vector operand";
-    if (a.size() != y.size()) return "libxsmm matmul: the left operand is broadcast over the batch";
+    if (a.size() != y.size() || !std::equal(a.begin(), a.end() - 2, y.begin()))
+      return "libxsmm matmul: the left operand " + shape_str(a) + " is broadcast over the batch";
     if (b.size() > 2 && (b.size() != y.size() || !std::equal(b.begin(), b.end() - 2, y.begin())))
       return "libxsmm matmul: the right operand's batch " + shape_str(b) + " is broadcast";
   }
