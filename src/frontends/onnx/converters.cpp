@@ -31,6 +31,7 @@ const ConverterTable& converter_table() {
     register_quantize_converters(t);
     register_rnn_converters(t);
     register_signal_converters(t);
+    register_einsum_converters(t);
     return t;
   }();
   return table;

@@ -38,5 +38,6 @@ void register_loss_converters(ConverterTable& t);
 void register_quantize_converters(ConverterTable& t);
 void register_rnn_converters(ConverterTable& t);
 void register_signal_converters(ConverterTable& t);
+void register_einsum_converters(ConverterTable& t);
 
 }  // namespace sy::onnx
