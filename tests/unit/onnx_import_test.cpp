@@ -310,12 +310,26 @@ TEST(OnnxImport, OneDimConvIsLiftedTo2D) {
   EXPECT_FLOAT_EQ(y.data<float>()[2], -4.0f);
 }
 
-TEST(OnnxImport, ThreeDimConvIsUnsupported) {
+// 3-D convs run as 2-D ones over the depth taps (tests/nn3d checks them against PyTorch); a 3-D
+// transposed conv is refused by name.
+TEST(OnnxImport, ThreeDimConvRunsAndThreeDimConvTransposeIsUnsupported) {
   Model b;
-  b.input("x", {1, 1, 2, 2, 2}).output("y");
-  b.init_f("w", {1, 1, 1, 1, 1}, {1});
+  b.input("x", {1, 1, 3, 1, 1}).output("y");
+  b.init_f("w", {1, 1, 2, 1, 1}, {1, -1});
   b.node("Conv", {"x", "w"}, {"y"}, "c3");
-  EXPECT_EQ(error_of(b.import()), "Conv node 'c3': unsupported 3-D convolution (only 1-D and 2-D are supported)");
+  auto m = b.import();
+  ASSERT_TRUE(m.is_ok()) << m.status().message();
+  Tensor y = run1(*m, {Tensor::from_vector<float>({1, 1, 3, 1, 1}, {1, 3, 7})});
+  EXPECT_EQ(y.shape(), (Shape{1, 1, 2, 1, 1}));
+  EXPECT_FLOAT_EQ(y.data<float>()[0], -2.0f);
+  EXPECT_FLOAT_EQ(y.data<float>()[1], -4.0f);
+  Model t;
+  t.input("x", {1, 1, 2, 2, 2}).output("y");
+  t.init_f("w", {1, 1, 1, 1, 1}, {1});
+  t.node("ConvTranspose", {"x", "w"}, {"y"}, "t3");
+  EXPECT_EQ(error_of(t.import()),
+            "ConvTranspose node 't3': unsupported 3-D transposed convolution (of the 3-D ops only Conv, MaxPool and "
+            "AveragePool are supported)");
 }
 
 TEST(OnnxImport, OldOpsetAttributeForms) {

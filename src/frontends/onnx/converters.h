@@ -30,6 +30,18 @@ const ConverterTable& converter_table();
 // by Conv and by the integer and quantized convolutions.
 ir::Expr build_conv(NodeContext& c, const ir::Expr& x, const ir::Expr& w, const ir::Expr& bias);
 
+// A conv/pool node's window, one entry per spatial axis: kernel, strides, dilations and the
+// padding at the begin and end of each axis (auto_pad resolved for these input sizes).
+struct SpatialWindow {
+  std::vector<int64_t> kernel, strides, dilations, begin, end;
+};
+SpatialWindow resolve_spatial(NodeContext& c, const Shape& in_spatial, std::vector<int64_t> kernel);
+
+// 3-D (N, C, D, H, W) convolution and max/average pooling as their 2-D ops over the depth taps
+// (converters_nn3d.cpp).
+ir::Expr build_conv3d(NodeContext& c, const ir::Expr& x, const ir::Expr& w, const ir::Expr& bias);
+ir::Expr build_pool3d(NodeContext& c, const ir::Expr& x, ops::OpCode pool2d);
+
 void register_elementwise_converters(ConverterTable& t);
 void register_nn_converters(ConverterTable& t);
 void register_transform_converters(ConverterTable& t);

@@ -33,7 +33,7 @@ struct Window {
 bool spatial_is_1d(NodeContext& c, int64_t rank, const char* what) {
   if (rank == 3) return true;
   if (rank == 4) return false;
-  if (rank == 5) c.unsupported(std::string("3-D ") + what + " (only 1-D and 2-D are supported)");
+  if (rank == 5) c.unsupported(std::string("3-D ") + what + " (of the 3-D ops only Conv, MaxPool and AveragePool are supported)");
   c.fail(std::string("input X must have rank 3 or 4 (N, C, spatial...), got rank ") + std::to_string(rank));
 }
 
@@ -43,10 +43,11 @@ std::vector<int64_t> spatial_attr(NodeContext& c, const char* name, size_t n, in
   return v;
 }
 
-// Resolves kernel/strides/dilations/pads incl. auto_pad for spatial input sizes `in`.
-Window resolve_window(NodeContext& c, const Shape& in_spatial, std::vector<int64_t> kernel) {
+}  // namespace
+
+SpatialWindow resolve_spatial(NodeContext& c, const Shape& in_spatial, std::vector<int64_t> kernel) {
   size_t n = in_spatial.size();
-  Window w;
+  SpatialWindow w;
   w.kernel = std::move(kernel);
   w.strides = spatial_attr(c, "strides", n, 1);
   w.dilations = spatial_attr(c, "dilations", n, 1);
@@ -56,33 +57,46 @@ Window resolve_window(NodeContext& c, const Shape& in_spatial, std::vector<int64
     if (w.kernel[i] <= 0) c.fail("kernel_shape must be positive, got " + join(w.kernel));
   }
   std::string auto_pad = c.attr_string("auto_pad", "NOTSET");
-  std::vector<int64_t> begin(n, 0), end(n, 0);
+  w.begin.assign(n, 0);
+  w.end.assign(n, 0);
   if (auto_pad == "NOTSET") {
     std::vector<int64_t> pads = spatial_attr(c, "pads", 2 * n, 0);
     for (size_t i = 0; i < n; ++i) {
-      begin[i] = pads[i];
-      end[i] = pads[n + i];
-      if (begin[i] < 0 || end[i] < 0) c.fail("pads must be non-negative, got " + join(pads));
+      w.begin[i] = pads[i];
+      w.end[i] = pads[n + i];
+      if (w.begin[i] < 0 || w.end[i] < 0) c.fail("pads must be non-negative, got " + join(pads));
     }
   } else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
     for (size_t i = 0; i < n; ++i) {
       int64_t out = (in_spatial[i] + w.strides[i] - 1) / w.strides[i];
       int64_t eff_k = (w.kernel[i] - 1) * w.dilations[i] + 1;
       int64_t total = std::max<int64_t>(0, (out - 1) * w.strides[i] + eff_k - in_spatial[i]);
-      begin[i] = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
-      end[i] = total - begin[i];
+      w.begin[i] = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      w.end[i] = total - w.begin[i];
     }
   } else if (auto_pad != "VALID") {
     c.fail("unknown auto_pad '" + auto_pad + "'");
   }
-  if (n == 1) {
+  return w;
+}
+
+namespace {
+
+// A conv/pool window normalised to 2-D: a 1-D node gets a leading unit axis.
+Window resolve_window(NodeContext& c, const Shape& in_spatial, std::vector<int64_t> kernel) {
+  SpatialWindow sw = resolve_spatial(c, in_spatial, std::move(kernel));
+  Window w;
+  w.kernel = sw.kernel;
+  w.strides = sw.strides;
+  w.dilations = sw.dilations;
+  if (in_spatial.size() == 1) {
     w.one_d = true;
     w.kernel.insert(w.kernel.begin(), 1);
     w.strides.insert(w.strides.begin(), 1);
     w.dilations.insert(w.dilations.begin(), 1);
-    w.pads = {0, begin[0], 0, end[0]};
+    w.pads = {0, sw.begin[0], 0, sw.end[0]};
   } else {
-    w.pads = {begin[0], begin[1], end[0], end[1]};
+    w.pads = {sw.begin[0], sw.begin[1], sw.end[0], sw.end[1]};
   }
   return w;
 }
@@ -102,6 +116,7 @@ ir::Expr lower_1d(NodeContext& c, const ir::Expr& y) {
 }  // namespace
 
 ir::Expr build_conv(NodeContext& c, const ir::Expr& x, const ir::Expr& w, const ir::Expr& bias) {
+  if (ir::shape_of(x).size() == 5) return build_conv3d(c, x, w, bias);
   bool one_d = spatial_is_1d(c, static_cast<int64_t>(ir::shape_of(x).size()), "convolution");
   const Shape& ws = ir::shape_of(w);
   if (ws.size() != ir::shape_of(x).size()) c.fail("weight rank " + std::to_string(ws.size()) + " does not match input rank");
@@ -200,6 +215,10 @@ Outs convert_conv_transpose(NodeContext& c) {
 
 Outs convert_pool(NodeContext& c, OpCode code) {
   ir::Expr x = c.input(0, "X");
+  if (c.rank(0, "X") == 5 && code != OpCode::LpPool2d) {
+    if (code == OpCode::MaxPool2d && c.num_outputs() > 1 && c.output_used(1)) c.unsupported("MaxPool output 'Indices'");
+    return {build_pool3d(c, x, code)};
+  }
   bool one_d = spatial_is_1d(c, c.rank(0, "X"), "pooling");
   const Shape& xs = ir::shape_of(x);
   size_t n = xs.size() - 2;

@@ -1,0 +1,138 @@
+// 3-D convolution and pooling (video models: R3D, R(2+1)D, S3D, MViT's patch embedding) as the
+// 2-D ops over the depth taps, so that every native implementation, schedule and backend of the
+// 2-D ops serves them:
+//  - conv: the KD depth taps of the (padded) input, each a strided slice, stacked beside the
+//    channels: one 2-D conv of N * D_out images of KD * C channels, its weight the 3-D one with
+//    the depth taps moved beside its input channels (grouped: each group's taps together);
+//  - pool: the 2-D pool over the planes of every depth, then the depth window as a maximum or a
+//    mean of slices (the count of an average pool is a product of a depth and a plane count).
+#include <cmath>
+#include <limits>
+
+#include "frontends/onnx/converters.h"
+#include "ops/op.h"
+
+namespace sy::onnx {
+
+namespace {
+
+using ops::OpCode;
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+ir::Expr transpose(NodeContext& c, const ir::Expr& x, std::vector<int64_t> perm) {
+  ops::TransposeAttrs a;
+  a.perm = std::move(perm);
+  return c.op(OpCode::Transpose, {x}, a);
+}
+
+// x (N, C, D, ...) padded by `begin` and `end` depths of `value`.
+ir::Expr pad_depth(NodeContext& c, const ir::Expr& x, int64_t begin, int64_t end, double value) {
+  if (begin == 0 && end == 0) return x;
+  ops::PadAttrs a;
+  a.pads = {0, 0, begin, 0, 0, 0, 0, end, 0, 0};
+  a.value = value;
+  return c.op(OpCode::Pad, {x}, a);
+}
+
+// The depths tap, tap + stride, ... (count of them) of x (N, C, D, H, W).
+ir::Expr depth_tap(NodeContext& c, const ir::Expr& x, int64_t first, int64_t stride, int64_t count) {
+  const Shape& s = ir::shape_of(x);
+  ops::StridedSliceAttrs a;
+  a.begin = {0, 0, first, 0, 0};
+  a.end = {s[0], s[1], first + (count - 1) * stride + 1, s[3], s[4]};
+  a.strides = {1, 1, stride, 1, 1};
+  return c.op(OpCode::StridedSlice, {x}, a);
+}
+
+}  // namespace
+
+ir::Expr build_conv3d(NodeContext& c, const ir::Expr& x, const ir::Expr& w, const ir::Expr& bias) {
+  const Shape xs = ir::shape_of(x), ws = ir::shape_of(w);
+  if (ws.size() != 5) c.fail("weight rank " + std::to_string(ws.size()) + " does not match input rank 5");
+  const std::vector<int64_t> kernel(ws.begin() + 2, ws.end());
+  if (c.has_attr("kernel_shape") && c.attr_ints("kernel_shape") != kernel) c.fail("kernel_shape does not match the weight's");
+  const SpatialWindow win = resolve_spatial(c, Shape(xs.begin() + 2, xs.end()), kernel);
+  const int64_t N = xs[0], C = xs[1], D = xs[2], H = xs[3], W = xs[4], O = ws[0], Cg = ws[1], KD = ws[2];
+  const int64_t G = c.attr_int("group", 1);
+  if (G <= 0 || C % G != 0 || O % G != 0 || C / G != Cg)
+    c.fail("groups " + std::to_string(G) + " do not divide the input's " + std::to_string(C) + " and the weight's " +
+           std::to_string(O) + " x " + std::to_string(Cg) + " channels");
+  const int64_t sd = win.strides[0], dd = win.dilations[0];
+  const int64_t Do = (D + win.begin[0] + win.end[0] - ((KD - 1) * dd + 1)) / sd + 1;
+  if (Do < 1) c.fail("the depth kernel " + std::to_string(KD) + " is longer than the padded depth");
+  const ir::Expr xp = pad_depth(c, x, win.begin[0], win.end[0], 0.0);
+  std::vector<ir::Expr> taps;
+  for (int64_t kd = 0; kd < KD; ++kd)
+    taps.push_back(c.reshape(depth_tap(c, xp, kd * dd, sd, Do), {N, 1, C, Do, H, W}));
+  ir::Expr stacked = taps[0];
+  if (KD > 1) {
+    ops::AxisAttrs a;
+    a.axis = 1;
+    stacked = c.op(OpCode::Concat, taps, a);
+  }
+  // (N, KD, G, Cg, Do, H, W) -> (N * Do, G * KD * Cg, H, W): each group's depth taps together.
+  stacked = c.reshape(stacked, {N, KD, G, Cg, Do, H, W});
+  stacked = c.reshape(transpose(c, stacked, {0, 4, 2, 1, 3, 5, 6}), {N * Do, G * KD * Cg, H, W});
+  const ir::Expr w2 = c.reshape(transpose(c, w, {0, 2, 1, 3, 4}), {O, KD * Cg, ws[3], ws[4]});
+  ops::Conv2dAttrs a;
+  a.strides = {win.strides[1], win.strides[2]};
+  a.dilation = {win.dilations[1], win.dilations[2]};
+  a.padding = {win.begin[1], win.begin[2], win.end[1], win.end[2]};
+  a.groups = G;
+  std::vector<ir::Expr> args{stacked, w2};
+  if (bias) args.push_back(bias);
+  const ir::Expr y = c.op(OpCode::Conv2d, args, a);
+  const Shape& ys = ir::shape_of(y);
+  return transpose(c, c.reshape(y, {N, Do, O, ys[2], ys[3]}), {0, 2, 1, 3, 4});
+}
+
+ir::Expr build_pool3d(NodeContext& c, const ir::Expr& x, OpCode pool2d) {
+  const Shape xs = ir::shape_of(x);
+  const std::vector<int64_t> kernel = c.attr_ints("kernel_shape");
+  if (kernel.size() != 3) c.fail("kernel_shape must have 3 values for a 3-D pool");
+  const SpatialWindow win = resolve_spatial(c, Shape(xs.begin() + 2, xs.end()), kernel);
+  const int64_t N = xs[0], C = xs[1], D = xs[2];
+  const bool ceil_mode = c.attr_int("ceil_mode", 0) != 0;
+  const bool include_pad = pool2d == OpCode::AvgPool2d && c.attr_int("count_include_pad", 0) != 0;
+  // The planes first (the depth window then reads the pooled, smaller planes).
+  ops::Pool2dAttrs a;
+  a.kernel = {kernel[1], kernel[2]};
+  a.strides = {win.strides[1], win.strides[2]};
+  a.dilation = {win.dilations[1], win.dilations[2]};
+  a.padding = {win.begin[1], win.begin[2], win.end[1], win.end[2]};
+  a.ceil_mode = ceil_mode;
+  a.count_include_pad = include_pad;
+  ir::Expr planes = c.op(pool2d, {c.reshape(x, {N, C * D, xs[3], xs[4]})}, a);
+  const Shape& ps = ir::shape_of(planes);
+  planes = c.reshape(planes, {N, C, D, ps[2], ps[3]});
+
+  const int64_t KD = kernel[0], sd = win.strides[0], dd = win.dilations[0], b = win.begin[0], e = win.end[0];
+  const int64_t eff = (KD - 1) * dd + 1, span = D + b + e - eff;
+  if (span < 0) c.fail("the depth window " + std::to_string(KD) + " is longer than the padded depth");
+  int64_t Do = (ceil_mode ? ceil_div(span, sd) : span / sd) + 1;
+  if (ceil_mode && (Do - 1) * sd >= D + b) --Do;  // the last window starts in the input or its begin padding
+  const int64_t extra = std::max<int64_t>(0, (Do - 1) * sd + eff - (D + b + e));
+  const bool max = pool2d == OpCode::MaxPool2d;
+  const ir::Expr padded = pad_depth(c, planes, b, e + extra, max ? -std::numeric_limits<double>::infinity() : 0.0);
+  ir::Expr out = depth_tap(c, padded, 0, sd, Do);
+  for (int64_t kd = 1; kd < KD; ++kd)
+    out = c.op(max ? OpCode::Maximum : OpCode::Add, {out, depth_tap(c, padded, kd * dd, sd, Do)});
+  if (max) return out;
+  // The mean over the depth taps that count: in the input, or (count_include_pad) in its padding.
+  Tensor inv(ir::dtype_of(x), {1, 1, Do, 1, 1});
+  for (int64_t o = 0; o < Do; ++o) {
+    int64_t n = 0;
+    for (int64_t kd = 0; kd < KD; ++kd) {
+      const int64_t at = o * sd + kd * dd;
+      n += include_pad ? at < D + b + e : (at >= b && at < b + D);
+    }
+    dispatch_dtype(inv.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      inv.data<T>()[o] = static_cast<T>(n > 0 ? 1.0 / static_cast<double>(n) : 0.0);
+    });
+  }
+  return c.op(OpCode::Mul, {out, ir::constant(inv)});
+}
+
+}  // namespace sy::onnx

@@ -1,0 +1,95 @@
+#!/usr/bin/python3
+"""3-D convolutions and pools (ONNX Conv, MaxPool, AveragePool on N, C, D, H, W) against PyTorch:
+strides, dilations, paddings, groups, depthwise, bias or none, ceil_mode and count_include_pad.
+One model computes every case as its own output; one `switchyard run` per path.
+
+  nn3d_vs_torch.py --binary build/bin/switchyard --work DIR [-- RUN ARGS...]
+"""
+import argparse
+import os
+import subprocess
+import sys
+
+import numpy as np
+import torch
+
+nn = torch.nn
+
+# (name, module, input shape)
+CASES = [
+    ("conv_3x3x3_pad1", nn.Conv3d(4, 8, 3, padding=1), (1, 4, 5, 6, 7)),
+    ("conv_stem_3x7x7_s122", nn.Conv3d(3, 8, (3, 7, 7), stride=(1, 2, 2), padding=(1, 3, 3), bias=False), (1, 3, 4, 13, 12)),
+    ("conv_temporal_3x1x1", nn.Conv3d(6, 5, (3, 1, 1), padding=(1, 0, 0)), (2, 6, 6, 4, 5)),
+    ("conv_spatial_1x3x3_s2", nn.Conv3d(6, 5, (1, 3, 3), stride=(1, 2, 2), padding=(0, 1, 1)), (1, 6, 3, 9, 8)),
+    ("conv_strided_depth_s2", nn.Conv3d(4, 6, 3, stride=2, padding=1), (1, 4, 7, 8, 9)),
+    ("conv_dilated", nn.Conv3d(4, 4, 3, dilation=(2, 1, 2), padding=(2, 1, 2)), (1, 4, 6, 5, 7)),
+    ("conv_groups2", nn.Conv3d(8, 6, 3, groups=2, padding=(0, 1, 1)), (1, 8, 4, 5, 5)),
+    ("conv_depthwise", nn.Conv3d(8, 8, 3, groups=8, padding=1), (1, 8, 4, 6, 6)),
+    ("conv_patch_3x7x7_s244", nn.Conv3d(3, 16, (3, 7, 7), stride=(2, 4, 4), padding=(1, 3, 3)), (1, 3, 8, 16, 16)),
+    ("maxpool_3", nn.MaxPool3d(3, stride=1, padding=1), (1, 4, 5, 6, 6)),
+    ("maxpool_1x3x3_s122", nn.MaxPool3d((1, 3, 3), stride=(1, 2, 2), padding=(0, 1, 1)), (1, 4, 4, 9, 9)),
+    ("maxpool_2_s2_ceil", nn.MaxPool3d(2, stride=2, ceil_mode=True), (1, 3, 5, 7, 6)),
+    ("maxpool_3_s2_pad1_ceil", nn.MaxPool3d(3, stride=2, padding=1, ceil_mode=True), (1, 3, 6, 6, 7)),
+    ("maxpool_dilated", nn.MaxPool3d(2, stride=1, dilation=2), (1, 2, 6, 5, 6)),
+    ("avgpool_2x7x7", nn.AvgPool3d((2, 7, 7), stride=1), (1, 4, 3, 7, 7)),
+    ("avgpool_3_pad1_exclude", nn.AvgPool3d(3, stride=1, padding=1, count_include_pad=False), (1, 3, 4, 5, 6)),
+    ("avgpool_3_pad1_include", nn.AvgPool3d(3, stride=2, padding=1, count_include_pad=True), (1, 3, 5, 6, 7)),
+    ("avgpool_2_s2_ceil", nn.AvgPool3d(2, stride=2, ceil_mode=True, count_include_pad=False), (1, 3, 5, 7, 6)),
+    ("global_avgpool", nn.AdaptiveAvgPool3d(1), (1, 5, 3, 4, 4)),
+]
+
+
+class All(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.ops = nn.ModuleList([m for _, m, _ in CASES])
+
+    def forward(self, *xs):
+        return tuple(op(x) for op, x in zip(self.ops, xs))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--binary", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("run_args", nargs=argparse.REMAINDER)
+    a = ap.parse_args()
+    os.makedirs(a.work, exist_ok=True)
+    torch.manual_seed(0)
+    torch.set_num_threads(1)
+    model = All().eval()
+    with torch.no_grad():
+        for m in model.modules():
+            if isinstance(m, nn.Conv3d) and m.bias is not None:
+                m.bias.uniform_(-1, 1)
+    gen = torch.Generator().manual_seed(1)
+    xs = [torch.randn(s, generator=gen) for _, _, s in CASES]
+    names = [n for n, _, _ in CASES]
+    with torch.no_grad():
+        want = [y.numpy() for y in model(*xs)]
+    path = os.path.join(a.work, "nn3d.onnx")
+    torch.onnx.export(model, tuple(xs), path, opset_version=13, input_names=[f"x_{n}" for n in names],
+                      output_names=names)
+    cmd = [a.binary, "run", path, "--output-dir", os.path.join(a.work, "out"), "--warmup", "0", "--repeat", "1"]
+    for n, x in zip(names, xs):
+        np.save(os.path.join(a.work, f"x_{n}.npy"), x.numpy())
+        cmd += ["--input", f"x_{n}={os.path.join(a.work, f'x_{n}.npy')}"]
+    cmd += [x for x in a.run_args if x != "--"]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        print(r.stdout[-2000:], r.stderr[-2000:])
+        return 1
+    bad = 0
+    for n, w in zip(names, want):
+        got = np.load(os.path.join(a.work, "out", n + ".npy"))
+        err = np.abs(got - w).max() / max(1.0, np.abs(w).max()) if got.shape == w.shape else float("inf")
+        ok = err < 1e-5
+        bad += not ok
+        print(f"{'ok  ' if ok else 'FAIL'} {n:26s} {str(tuple(w.shape)):22s} rel err {err:.1e}"
+              + ("" if got.shape == w.shape else f" (got shape {got.shape})"))
+    print(f"nn3d: {len(CASES) - bad} of {len(CASES)} 3-D ops match PyTorch")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
