@@ -61,19 +61,26 @@ ir::Expr build_conv3d(NodeContext& c, const ir::Expr& x, const ir::Expr& w, cons
   const int64_t sd = win.strides[0], dd = win.dilations[0];
   const int64_t Do = (D + win.begin[0] + win.end[0] - ((KD - 1) * dd + 1)) / sd + 1;
   if (Do < 1) c.fail("the depth kernel " + std::to_string(KD) + " is longer than the padded depth");
-  const ir::Expr xp = pad_depth(c, x, win.begin[0], win.end[0], 0.0);
-  std::vector<ir::Expr> taps;
-  for (int64_t kd = 0; kd < KD; ++kd)
-    taps.push_back(c.reshape(depth_tap(c, xp, kd * dd, sd, Do), {N, 1, C, Do, H, W}));
-  ir::Expr stacked = taps[0];
-  if (KD > 1) {
-    ops::AxisAttrs a;
-    a.axis = 1;
-    stacked = c.op(OpCode::Concat, taps, a);
+  // Depth outermost first (N, D, C, H, W): a tap is then a whole (C, H, W) image and the taps
+  // stack as channels; every copy moves runs of H * W.
+  ir::Expr xt = transpose(c, x, {0, 2, 1, 3, 4});
+  if (win.begin[0] != 0 || win.end[0] != 0) {
+    ops::PadAttrs pad;
+    pad.pads = {0, win.begin[0], 0, 0, 0, 0, win.end[0], 0, 0, 0};
+    xt = c.op(OpCode::Pad, {xt}, pad);
   }
-  // (N, KD, G, Cg, Do, H, W) -> (N * Do, G * KD * Cg, H, W): each group's depth taps together.
-  stacked = c.reshape(stacked, {N, KD, G, Cg, Do, H, W});
-  stacked = c.reshape(transpose(c, stacked, {0, 4, 2, 1, 3, 5, 6}), {N * Do, G * KD * Cg, H, W});
+  // Every output depth's KD taps in one gather (indices (Do, KD)): (N, Do, KD, C, H, W), one
+  // kernel with the transpose and the padding (slices stacked by a concatenation were a kernel
+  // each).
+  Tensor at(DType::i64, {Do, KD});
+  for (int64_t o = 0; o < Do; ++o)
+    for (int64_t kd = 0; kd < KD; ++kd) at.data<int64_t>()[o * KD + kd] = o * sd + kd * dd;
+  ops::AxisAttrs depth;
+  depth.axis = 1;
+  ir::Expr stacked = c.op(OpCode::Gather, {xt, ir::constant(at)}, depth);
+  // Grouped: (N, Do, KD, G, Cg, H, W) -> (N, Do, G, KD, Cg, H, W), each group's taps together.
+  if (G > 1) stacked = transpose(c, c.reshape(stacked, {N, Do, KD, G, Cg, H, W}), {0, 1, 3, 2, 4, 5, 6});
+  stacked = c.reshape(stacked, {N * Do, G * KD * Cg, H, W});
   const ir::Expr w2 = c.reshape(transpose(c, w, {0, 2, 1, 3, 4}), {O, KD * Cg, ws[3], ws[4]});
   ops::Conv2dAttrs a;
   a.strides = {win.strides[1], win.strides[2]};
