@@ -1,9 +1,12 @@
 // 3-D convolution and pooling (video models: R3D, R(2+1)D, S3D, MViT's patch embedding) as the
 // 2-D ops over the depth taps, so that every native implementation, schedule and backend of the
 // 2-D ops serves them:
-//  - conv: the KD depth taps of the (padded) input, each a strided slice, stacked beside the
-//    channels: one 2-D conv of N * D_out images of KD * C channels, its weight the 3-D one with
-//    the depth taps moved beside its input channels (grouped: each group's taps together);
+//  - conv: the input transposed depth-first (N, D, C, H, W) and padded in depth; for each of the KD
+//    depth taps, a 2-D conv of the N * D_out images that tap reads (a strided slice) by that tap's
+//    2-D weight, the partial results summed (each sum in the next conv's epilogue). Measured on
+//    R(2+1)D-18 (2 threads, Zen 4): 291 ms, where the taps stacked as channels for one conv took
+//    352 (gathered) and 408 (sliced and concatenated): the copies stacking them cost more than
+//    the convs saved;
 //  - pool: the 2-D pool over the planes of every depth, then the depth window as a maximum or a
 //    mean of slices (the count of an average pool is a product of a depth and a plane count).
 #include <cmath>
@@ -61,35 +64,34 @@ ir::Expr build_conv3d(NodeContext& c, const ir::Expr& x, const ir::Expr& w, cons
   const int64_t sd = win.strides[0], dd = win.dilations[0];
   const int64_t Do = (D + win.begin[0] + win.end[0] - ((KD - 1) * dd + 1)) / sd + 1;
   if (Do < 1) c.fail("the depth kernel " + std::to_string(KD) + " is longer than the padded depth");
-  // Depth outermost first (N, D, C, H, W): a tap is then a whole (C, H, W) image and the taps
-  // stack as channels; every copy moves runs of H * W.
+  // Depth outermost first (N, D, C, H, W): a tap's images are then a slice of whole (C, H, W)
+  // images, N * D_out images of a 2-D conv.
   ir::Expr xt = transpose(c, x, {0, 2, 1, 3, 4});
   if (win.begin[0] != 0 || win.end[0] != 0) {
     ops::PadAttrs pad;
     pad.pads = {0, win.begin[0], 0, 0, 0, 0, win.end[0], 0, 0, 0};
     xt = c.op(OpCode::Pad, {xt}, pad);
   }
-  // Every output depth's KD taps in one gather (indices (Do, KD)): (N, Do, KD, C, H, W), one
-  // kernel with the transpose and the padding (slices stacked by a concatenation were a kernel
-  // each).
-  Tensor at(DType::i64, {Do, KD});
-  for (int64_t o = 0; o < Do; ++o)
-    for (int64_t kd = 0; kd < KD; ++kd) at.data<int64_t>()[o * KD + kd] = o * sd + kd * dd;
-  ops::AxisAttrs depth;
-  depth.axis = 1;
-  ir::Expr stacked = c.op(OpCode::Gather, {xt, ir::constant(at)}, depth);
-  // Grouped: (N, Do, KD, G, Cg, H, W) -> (N, Do, G, KD, Cg, H, W), each group's taps together.
-  if (G > 1) stacked = transpose(c, c.reshape(stacked, {N, Do, KD, G, Cg, H, W}), {0, 1, 3, 2, 4, 5, 6});
-  stacked = c.reshape(stacked, {N * Do, G * KD * Cg, H, W});
-  const ir::Expr w2 = c.reshape(transpose(c, w, {0, 2, 1, 3, 4}), {O, KD * Cg, ws[3], ws[4]});
   ops::Conv2dAttrs a;
   a.strides = {win.strides[1], win.strides[2]};
   a.dilation = {win.dilations[1], win.dilations[2]};
   a.padding = {win.begin[1], win.begin[2], win.end[1], win.end[2]};
   a.groups = G;
-  std::vector<ir::Expr> args{stacked, w2};
-  if (bias) args.push_back(bias);
-  const ir::Expr y = c.op(OpCode::Conv2d, args, a);
+  ir::Expr y;
+  for (int64_t kd = 0; kd < KD; ++kd) {
+    ops::StridedSliceAttrs sl;
+    sl.begin = {0, kd * dd, 0, 0, 0};
+    sl.end = {N, kd * dd + (Do - 1) * sd + 1, C, H, W};
+    sl.strides = {1, sd, 1, 1, 1};
+    ir::Expr tap = c.reshape(c.op(OpCode::StridedSlice, {xt}, sl), {N * Do, C, H, W});
+    ops::StridedSliceAttrs wk;
+    wk.begin = {0, 0, kd, 0, 0};
+    wk.end = {O, Cg, kd + 1, ws[3], ws[4]};
+    wk.strides = {1, 1, 1, 1, 1};
+    ir::Expr w_kd = c.reshape(c.op(OpCode::StridedSlice, {w}, wk), {O, Cg, ws[3], ws[4]});
+    ir::Expr part = bias && kd == 0 ? c.op(OpCode::Conv2d, {tap, w_kd, bias}, a) : c.op(OpCode::Conv2d, {tap, w_kd}, a);
+    y = kd == 0 ? part : c.op(OpCode::Add, {part, y});
+  }
   const Shape& ys = ir::shape_of(y);
   return transpose(c, c.reshape(y, {N, Do, O, ys[2], ys[3]}), {0, 2, 1, 3, 4});
 }
