@@ -82,6 +82,41 @@ TEST(TirSimplify, TileOffsetsBelowTheGcdLeaveTheQuotient) {
     }
 }
 
+// A reshape of a contiguous slice: i * 56 + l (l a vector lane below 56) divided by a plane (3136)
+// and an image (451584) of 56-wide rows leaves l out of the quotient and alone in the remainder.
+// Every value of small ranges checked against C's division; without the ranges (l could be 56 or
+// negative) nothing changes.
+TEST(TirSimplify, LanesBelowTheRowGcdLeaveTheQuotient) {
+  Expr i = var("i"), l = var("l"), k = var("k");
+  RangeMap r = range(l, 0, 55);
+  r[i.get()] = {int_imm(0), int_imm(64511)};
+  EXPECT_EQ(print_expr(simplify((i * 56 + l) / 3136, r)), "i / 56");
+  EXPECT_EQ(print_expr(simplify((i * 56 + l) / 451584 * 451584, r)), "i / 8064 * 451584");
+  EXPECT_EQ(print_expr(simplify((i * 56 + l) % 3136, r)), "i % 56 * 56 + l");
+  EXPECT_EQ(print_expr(simplify((i * 56 + l) / 3136)), "(i * 56 + l) / 3136");
+  EXPECT_EQ(print_expr(simplify((i * 56 + l) / 3136, range(l, 0, 56))), "(i * 56 + l) / 3136");
+  // Exhaustive: i in [0, 40), k in [0, 3), l in [0, 5]: x = i*24 + k*6 + l + 1 by every divisor.
+  for (int64_t c : {2, 3, 6, 12, 24, 48, 72, 7}) {
+    RangeMap rr = range(l, 0, 4);
+    rr[i.get()] = {int_imm(0), int_imm(39)};
+    rr[k.get()] = {int_imm(0), int_imm(2)};
+    const Expr x = i * 24 + k * 6 + l + 1;
+    const Expr q = simplify(x / c, rr), m = simplify(x % c, rr);
+    for (int64_t vi = 0; vi < 40; ++vi)
+      for (int64_t vk = 0; vk < 3; ++vk)
+        for (int64_t vl = 0; vl < 5; ++vl) {
+          RangeMap at = range(i, vi, vi);
+          at[k.get()] = {int_imm(vk), int_imm(vk)};
+          at[l.get()] = {int_imm(vl), int_imm(vl)};
+          const int64_t xv = vi * 24 + vk * 6 + vl + 1;
+          auto qb = const_bounds(q, at), mb = const_bounds(m, at);
+          ASSERT_TRUE(qb && mb) << print_expr(q) << " " << print_expr(m);
+          ASSERT_EQ(qb->first, xv / c) << print_expr(q) << " at " << vi << "," << vk << "," << vl;
+          ASSERT_EQ(mb->first, xv % c) << print_expr(m) << " at " << vi << "," << vk << "," << vl;
+        }
+  }
+}
+
 TEST(TirSimplify, LoopsOfOneIterationAndDecidedBranches) {
   Expr i = var("i"), j = var("j");
   Buffer b = buffer("B", DType::f32, {16});
