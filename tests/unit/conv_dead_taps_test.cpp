@@ -107,6 +107,9 @@ TEST(ConvDeadTaps, ConvsThatMostlyReadPaddingRunByRegions) {
       {{32, 16, 14, 14, 3, 1, {1, 1}, {12, 12, 12, 12}, {12, 12}}, 9, 4},
       // Strided, rate 8 on 9x9 (5x5 outputs): an outer tap reads the input for 1 of 5 (22%).
       {{8, 8, 9, 9, 3, 1, {2, 2}, {8, 8, 8, 8}, {8, 8}}, 9, 4},
+      // DeepLabV3-ResNet-50's rate 12 on a 28x28 map: an outer tap reads 16 of the 28 rows, 51% of
+      // the work; regions of 4x4 to 12x12 outputs.
+      {{8, 8, 28, 28, 3, 1, {1, 1}, {12, 12, 12, 12}, {12, 12}}, 9, 4},
       // Depthwise, a tall plane and a narrow one: 3 bands of rows, one column.
       {{16, 16, 20, 3, 3, 16, {1, 1}, {4, 4, 4, 4}, {4, 4}}, 3, 1},
   };
