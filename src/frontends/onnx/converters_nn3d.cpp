@@ -3,10 +3,10 @@
 // 2-D ops serves them:
 //  - conv: the input transposed depth-first (N, D, C, H, W) and padded in depth; for each of the KD
 //    depth taps, a 2-D conv of the N * D_out images that tap reads (a strided slice) by that tap's
-//    2-D weight, the partial results summed (each sum in the next conv's epilogue). Measured on
-//    R(2+1)D-18 (2 threads, Zen 4): 291 ms, where the taps stacked as channels for one conv took
-//    352 (gathered) and 408 (sliced and concatenated): the copies stacking them cost more than
-//    the convs saved;
+//    2-D weight, the partial results summed (each sum in the next conv's epilogue). The taps
+//    stacked as channels for one conv instead (sliced and concatenated): R(2+1)D-18 243 ms
+//    against 223, R3D-18 206 against 214 (2 threads, Zen 4); gathered by one index table, 1.6x
+//    slower (an index load per element);
 //  - pool: the 2-D pool over the planes of every depth, then the depth window as a maximum or a
 //    mean of slices (the count of an average pool is a product of a depth and a plane count).
 #include <cmath>
