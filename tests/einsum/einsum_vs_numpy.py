@@ -5,14 +5,15 @@ importer's lowering too). One model holds every equation as its own node and out
 
   einsum_vs_numpy.py --binary build/bin/switchyard --work DIR [RUN ARGS...]
 """
-import argparse
 import os
-import subprocess
 import sys
 
 import numpy as np
 import onnx
 from onnx import TensorProto, helper as h
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from oracle_run import parse_args, run_and_compare  # noqa: E402
 
 # (equation, operand shapes): matmuls and attention as models write them, transposes, sums,
 # diagonals, outer products, broadcasting through the ellipsis, three operands, implicit outputs,
@@ -58,12 +59,7 @@ CASES = [
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--binary", required=True)
-    ap.add_argument("--work", required=True)
-    ap.add_argument("run_args", nargs=argparse.REMAINDER)
-    a = ap.parse_args()
-    os.makedirs(a.work, exist_ok=True)
+    a = parse_args(__doc__)
     rng = np.random.default_rng(0)
     nodes, inputs, outputs, feeds, want = [], [], [], {}, {}
     for k, (eq, shapes) in enumerate(CASES):
@@ -80,27 +76,8 @@ def main():
     model.ir_version = 8
     path = os.path.join(a.work, "einsum.onnx")
     onnx.save(model, path)
-    cmd = [a.binary, "run", path, "--output-dir", os.path.join(a.work, "out"), "--warmup", "0", "--repeat", "1"]
-    for n, x in feeds.items():
-        np.save(os.path.join(a.work, n + ".npy"), x)
-        cmd += ["--input", f"{n}={os.path.join(a.work, n + '.npy')}"]
-    cmd += [x for x in a.run_args if x != "--"]
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    if r.returncode != 0:
-        print(r.stdout[-2000:], r.stderr[-2000:])
-        return 1
-    bad = 0
-    for k, (eq, shapes) in enumerate(CASES):
-        got = np.load(os.path.join(a.work, "out", f"y{k}.npy"))
-        w = want[f"y{k}"]
-        err = np.abs(got - w).max() / max(1.0, np.abs(w).max()) if w.size else 0.0
-        ok = got.shape == w.shape and err < 1e-5
-        bad += not ok
-        print(f"{'ok  ' if ok else 'FAIL'} {eq:24s} {str(shapes):40s} -> {str(got.shape):16s} rel err {err:.1e}"
-              + ("" if got.shape == w.shape else f" (numpy: {w.shape})"))
-    print(f"einsum: {len(CASES) - bad} of {len(CASES)} equations match numpy.einsum")
-    return 1 if bad else 0
-
+    cases = [(f"y{k}", want[f"y{k}"], f"{eq}  {shapes}") for k, (eq, shapes) in enumerate(CASES)]
+    return run_and_compare(a.binary, a.work, path, feeds, cases, a.run_args, "einsum equations match numpy.einsum")
 
 if __name__ == "__main__":
     sys.exit(main())

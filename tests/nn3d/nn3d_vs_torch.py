@@ -5,13 +5,13 @@ One model computes every case as its own output; one `switchyard run` per path.
 
   nn3d_vs_torch.py --binary build/bin/switchyard --work DIR [-- RUN ARGS...]
 """
-import argparse
 import os
-import subprocess
 import sys
 
-import numpy as np
 import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from oracle_run import parse_args, run_and_compare  # noqa: E402
 
 nn = torch.nn
 
@@ -49,12 +49,7 @@ class All(nn.Module):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--binary", required=True)
-    ap.add_argument("--work", required=True)
-    ap.add_argument("run_args", nargs=argparse.REMAINDER)
-    a = ap.parse_args()
-    os.makedirs(a.work, exist_ok=True)
+    a = parse_args(__doc__)
     torch.manual_seed(0)
     torch.set_num_threads(1)
     model = All().eval()
@@ -70,26 +65,9 @@ def main():
     path = os.path.join(a.work, "nn3d.onnx")
     torch.onnx.export(model, tuple(xs), path, opset_version=13, input_names=[f"x_{n}" for n in names],
                       output_names=names)
-    cmd = [a.binary, "run", path, "--output-dir", os.path.join(a.work, "out"), "--warmup", "0", "--repeat", "1"]
-    for n, x in zip(names, xs):
-        np.save(os.path.join(a.work, f"x_{n}.npy"), x.numpy())
-        cmd += ["--input", f"x_{n}={os.path.join(a.work, f'x_{n}.npy')}"]
-    cmd += [x for x in a.run_args if x != "--"]
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    if r.returncode != 0:
-        print(r.stdout[-2000:], r.stderr[-2000:])
-        return 1
-    bad = 0
-    for n, w in zip(names, want):
-        got = np.load(os.path.join(a.work, "out", n + ".npy"))
-        err = np.abs(got - w).max() / max(1.0, np.abs(w).max()) if got.shape == w.shape else float("inf")
-        ok = err < 1e-5
-        bad += not ok
-        print(f"{'ok  ' if ok else 'FAIL'} {n:26s} {str(tuple(w.shape)):22s} rel err {err:.1e}"
-              + ("" if got.shape == w.shape else f" (got shape {got.shape})"))
-    print(f"nn3d: {len(CASES) - bad} of {len(CASES)} 3-D ops match PyTorch")
-    return 1 if bad else 0
-
+    feeds = {f"x_{n}": x.numpy() for n, x in zip(names, xs)}
+    cases = [(n, w, f"{n}  {shape}") for (n, _, shape), w in zip(CASES, want)]
+    return run_and_compare(a.binary, a.work, path, feeds, cases, a.run_args, "3-D ops match PyTorch")
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -9,6 +9,7 @@
 
 #include "backends/reference/executor.h"
 #include "ir/visitor.h"
+#include "ir_count.h"
 #include "native/compile.h"
 #include "ops/attrs.h"
 #include "ops/op.h"
@@ -89,12 +90,7 @@ TEST(ConvDeadTaps, AtrousConvsAsLargeAsThePlaneKeepTheirLiveTaps) {
   }
 }
 
-int count_op(const ir::Module& m, ops::OpCode op) {
-  int n = 0;
-  for (const ir::Expr& e : ir::post_order(m.main().body))
-    if (auto* c = e->as<ir::CallNode>(); c && c->is_op() && c->op == op) ++n;
-  return n;
-}
+using irtest::count_op;
 
 TEST(ConvDeadTaps, ConvsThatMostlyReadPaddingRunByRegions) {
   struct Case {

@@ -10,6 +10,7 @@
 #include "backends/reference/executor.h"
 #include "compiled_vs_reference.h"
 #include "ir/visitor.h"
+#include "ir_count.h"
 #include "native/compile.h"
 #include "ops/attrs.h"
 #include "ops/op.h"
@@ -42,12 +43,7 @@ ir::Module transposed_module(const Geometry& g, bool bias) {
   return m;
 }
 
-int count_op(const ir::Module& m, ops::OpCode op) {
-  int n = 0;
-  for (const ir::Expr& e : ir::post_order(m.main().body))
-    if (auto* c = e->as<ir::CallNode>(); c && c->is_op() && c->op == op) ++n;
-  return n;
-}
+using irtest::count_op;
 
 const ir::CallNode* conv_of(const ir::Module& m) {
   for (const ir::Expr& e : ir::post_order(m.main().body))

@@ -6,6 +6,7 @@
 
 #include "backends/reference/executor.h"
 #include "ir/visitor.h"
+#include "ir_count.h"
 #include "ops/attrs.h"
 #include "ops/op.h"
 #include "passes/simplify_arith.h"
@@ -22,12 +23,7 @@ ir::Module pow_module(float exponent) {
   return m;
 }
 
-int count_op(const ir::Module& m, ops::OpCode op) {
-  int n = 0;
-  for (const ir::Expr& e : ir::post_order(m.main().body))
-    if (auto* c = e->as<ir::CallNode>(); c && c->is_op() && c->op == op) ++n;
-  return n;
-}
+using irtest::count_op;
 
 TEST(SimplifyArith, SquareBecomesMultiplyWithTheSameValues) {
   ir::Module m = pow_module(2.0f);

@@ -5,8 +5,8 @@
 //    depth taps, a 2-D conv of the N * D_out images that tap reads (a strided slice) by that tap's
 //    2-D weight, the partial results summed (each sum in the next conv's epilogue). The taps
 //    stacked as channels for one conv instead (sliced and concatenated): R(2+1)D-18 243 ms
-//    against 223, R3D-18 206 against 214 (2 threads, Zen 4); gathered by one index table, 1.6x
-//    slower (an index load per element);
+//    against 223, R3D-18 206 against 214 (2 threads, Zen 4); gathered by one index table, slower
+//    still (an index load per element);
 //  - pool: the 2-D pool over the planes of every depth, then the depth window as a maximum or a
 //    mean of slices (the count of an average pool is a product of a depth and a plane count).
 #include <cmath>
