@@ -721,7 +721,7 @@ struct Plan::Impl {
     });
     // oneDNN 2.6's jit:uni binary with a broadcast operand, run in place on channel blocks that
     // pad the channels (3 of 16, or 1), leaves its source as it was: x + 1.1 came out x (seed
-    // 52047 of the differential suite; tests/onednn BinaryInPlace).
+    // 52047 of the differential suite; OnednnOps.BroadcastBinaryOnPaddedChannelBlocks).
     bool padded = false;
     for (int i = 0; i < amd.data.ndims; ++i) padded = padded || amd.data.padded_dims[i] != amd.data.dims[i];
     const bool shared = bufs[static_cast<size_t>(buf_of(a))].refs != 1 ||
