@@ -1021,15 +1021,28 @@ struct Plan::Impl {
                 ir::shape_of(e)[static_cast<size_t>(axis)] % target0.data.format_desc.blocking.inner_blks[0] != 0))
         use_first = false;
     }
-    for (const ir::Expr& e : args) {
-      int v = value_of(e);
-      int s = use_first ? alias(v, md_of(v)) : to_plain(v, ir::shape_of(e));
-      srcs.push_back(s);
-      mds.push_back(md_of(s));
-    }
+    auto take_srcs = [&](bool first_layout) {
+      srcs.clear();
+      mds.clear();
+      for (const ir::Expr& e : args) {
+        int v = value_of(e);
+        int s = first_layout ? alias(v, md_of(v)) : to_plain(v, ir::shape_of(e));
+        srcs.push_back(s);
+        mds.push_back(md_of(s));
+      }
+    };
+    take_srcs(use_first);
     if (axis == 1 && use_first && is_dense_nhwc(target0))
       if (int out = nhwc_channel_concat(srcs, c.type->shape); out >= 0) return out;
-    auto pd = guard([&] { return dn::concat::primitive_desc(axis, mds, cpu_engine(), base_attr()); });
+    auto make_pd = [&] { return guard([&] { return dn::concat::primitive_desc(axis, mds, cpu_engine(), base_attr()); }); };
+    auto pd = make_pd();
+    // oneDNN 2.6 has only its reference concat for some layouts its own primitives choose (an
+    // unrolled LSTM's per-step concatenations come out "bacd"): plain sources take its simple one.
+    if (use_first && is_reference(pd)) {
+      for (int s : srcs) release(s);
+      take_srcs(false);
+      pd = make_pd();
+    }
     int out = new_value(pd.dst_desc());
     std::vector<std::pair<int, int>> sargs{{DNNL_ARG_DST, out}};
     for (size_t i = 0; i < srcs.size(); ++i) sargs.push_back({DNNL_ARG_MULTIPLE_SRC + static_cast<int>(i), srcs[i]});

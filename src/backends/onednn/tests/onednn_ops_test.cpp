@@ -169,6 +169,25 @@ backends::onednn::PlanStats expect_reference_values_on_jit_kernels(const ir::Exp
   return st;
 }
 
+// An unrolled bidirectional LSTM's output: each step's two directions concatenated (oneDNN lays
+// the 1x2x1x8 result out as "bacd"), then the steps along the first axis. oneDNN 2.6 has only its
+// reference concat for sources in that layout; plain ones take its simple one.
+TEST(OnednnOps, AConcatOfConcatenationsRunsNoReferenceKernel) {
+  std::vector<ir::Expr> params, steps;
+  std::vector<Tensor> in;
+  ops::AxisAttrs dirs, seq;
+  dirs.axis = 1;
+  seq.axis = 0;
+  for (int t = 0; t < 6; ++t) {
+    ir::Expr f = input("f" + std::to_string(t), {1, 1, 1, 8}), b = input("b" + std::to_string(t), {1, 1, 1, 8});
+    params.insert(params.end(), {f, b});
+    in.push_back(random({1, 1, 1, 8}, 340 + 2 * t));
+    in.push_back(random({1, 1, 1, 8}, 341 + 2 * t));
+    steps.push_back(ir::call(OpCode::Concat, {ir::call(OpCode::Tanh, {f}), ir::call(OpCode::Tanh, {b})}, dirs));
+  }
+  expect_reference_values_on_jit_kernels(region(params, ir::call(OpCode::Concat, steps, seq)), in);
+}
+
 // RegNet-Y's squeeze-excitation: grouped convolutions of 8-channel groups choose channel blocks of
 // 8 even with AVX-512, where oneDNN 2.6 has no JIT kernel for a per-channel multiply (39 of the
 // model's 45 ms ran in its reference loop). The multiply is claimed and runs a JIT kernel on
