@@ -44,18 +44,13 @@ Tensor phase_bias(const Tensor& b, int64_t phases) {
   return v;
 }
 
-template <class A>
-std::shared_ptr<A> attrs() {
-  return std::make_shared<A>();
-}
-
 }  // namespace
 
 ir::Expr conv_transpose_as_conv(const ir::CallNode& c, const std::vector<ir::Expr>& args) {
   if (args.size() < 2 || !ir::is_tensor(args[0]->type) || !ir::is_tensor(c.type)) return nullptr;
   auto* wk = args[1]->as<ir::ConstantNode>();
   const ir::ConstantNode* bk = args.size() > 2 ? args[2]->as<ir::ConstantNode>() : nullptr;
-  if (!wk || wk->value.ndim() != 4 || wk->value.dtype() != DType::f32 || (args.size() > 2 && !bk)) return nullptr;
+  if (!wk || wk->value.ndim() != 4 || wk->value.dtype() != DType::f32) return nullptr;
   const ir::TypeNode& xt = ir::as_tensor(args[0]->type);
   const Shape& ys = ir::as_tensor(c.type).shape;
   if (xt.dtype != DType::f32 || xt.shape.size() != 4 || ys.size() != 4) return nullptr;
@@ -72,29 +67,35 @@ ir::Expr conv_transpose_as_conv(const ir::CallNode& c, const std::vector<ir::Exp
   const int64_t ew = std::max<int64_t>(0, ceil_div(ws[3] + a.output_padding[1] - a.padding[3] - Jw * sw, sw));
   const int64_t Qh = H + Jh - 1 + eh, Qw = W + Jw - 1 + ew;
 
-  auto conv = attrs<ops::Conv2dAttrs>();
+  auto conv = std::make_shared<ops::Conv2dAttrs>();
   conv->padding = {Jh - 1, Jw - 1, Jh - 1 + eh, Jw - 1 + ew};
   conv->groups = G;
   std::vector<ir::Expr> cargs = {args[0], ir::constant(phase_weight(wk->value, G, sh, sw, Jh, Jw))};
   if (bk) cargs.push_back(ir::constant(phase_bias(bk->value, sh * sw)));
   ir::Expr out = ir::call(ops::OpCode::Conv2d, cargs, conv);
   if (sh * sw > 1) {
-    auto split = attrs<ops::ReshapeAttrs>();
+    auto split = std::make_shared<ops::ReshapeAttrs>();
     split->newshape = {N, O, sh, sw, Qh, Qw};
-    auto interleave = attrs<ops::TransposeAttrs>();
+    auto interleave = std::make_shared<ops::TransposeAttrs>();
     interleave->perm = {0, 1, 4, 2, 5, 3};
-    auto join = attrs<ops::ReshapeAttrs>();
+    auto join = std::make_shared<ops::ReshapeAttrs>();
     join->newshape = {N, O, Qh * sh, Qw * sw};
     out = ir::call(ops::OpCode::Reshape, {out}, split);
     out = ir::call(ops::OpCode::Transpose, {out}, interleave);
     out = ir::call(ops::OpCode::Reshape, {out}, join);
   }
   if (pt != 0 || pl != 0 || ys[2] != Qh * sh || ys[3] != Qw * sw) {
-    auto crop = attrs<ops::StridedSliceAttrs>();
+    auto crop = std::make_shared<ops::StridedSliceAttrs>();
     crop->begin = {0, 0, pt, pl};
     crop->end = {N, O, pt + ys[2], pl + ys[3]};
     crop->strides = {1, 1, 1, 1};
     out = ir::call(ops::OpCode::StridedSlice, {out}, crop);
+  }
+  // A computed bias cannot be repeated per phase ahead of time: it is added to the cropped output.
+  if (args.size() > 2 && !bk) {
+    auto channels = std::make_shared<ops::ReshapeAttrs>();
+    channels->newshape = {1, O, 1, 1};
+    out = ir::call(ops::OpCode::Add, {out, ir::call(ops::OpCode::Reshape, {args[2]}, channels)});
   }
   return ir::type_equal(out->type, c.type) ? out : nullptr;
 }

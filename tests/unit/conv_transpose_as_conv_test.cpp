@@ -1,7 +1,8 @@
 // passes::simplify_arith computes a transposed convolution as one ordinary convolution of its
 // stride phases, interleaved and cropped (conv_transpose_as_conv.h): with the reference
 // executor's values, before and after the pass and natively (AVX-512 and AVX2 layouts), for the
-// strides, kernels, paddings, output paddings and groups that upsampling layers use. A
+// strides, kernels, paddings, output paddings and groups that upsampling layers use, with no
+// bias, a constant one and a computed one. A
 // transposed conv the pass cannot take (dilated) stays.
 #include <gtest/gtest.h>
 
@@ -27,8 +28,12 @@ struct Geometry {
   int64_t conv_kh, conv_kw;  // the conv's kernel after the pass: ceil(K / s)
 };
 
-ir::Module transposed_module(const Geometry& g, bool bias) {
+enum class Bias { none, constant, input };
+
+// With Bias::input the bias is the function's second parameter (computed, not foldable).
+ir::Module transposed_module(const Geometry& g, Bias bias) {
   ir::Expr x = ir::var("x", ir::tensor_type({1, g.C, g.H, g.W}, DType::f32));
+  std::vector<ir::Expr> params = {x};
   auto a = std::make_shared<ops::ConvTranspose2dAttrs>();
   a->strides = g.strides;
   a->padding = g.padding;
@@ -37,9 +42,13 @@ ir::Module transposed_module(const Geometry& g, bool bias) {
   a->groups = g.groups;
   std::vector<ir::Expr> args = {
       x, ir::constant(topitest::random(DType::f32, {g.C, g.O / g.groups, g.KH, g.KW}, -1, 1, 7))};
-  if (bias) args.push_back(ir::constant(topitest::random(DType::f32, {g.O}, -1, 1, 8)));
+  if (bias == Bias::constant) args.push_back(ir::constant(topitest::random(DType::f32, {g.O}, -1, 1, 8)));
+  if (bias == Bias::input) {
+    params.push_back(ir::var("b", ir::tensor_type({g.O}, DType::f32)));
+    args.push_back(params.back());
+  }
   ir::Module m;
-  m.functions["main"] = ir::function({x}, ir::call(ops::OpCode::Relu, {ir::call(ops::OpCode::ConvTranspose2d, args, a)}));
+  m.functions["main"] = ir::function(params, ir::call(ops::OpCode::Relu, {ir::call(ops::OpCode::ConvTranspose2d, args, a)}));
   return m;
 }
 
@@ -72,8 +81,8 @@ TEST(ConvTransposeAsConv, EveryStridePhaseMatchesTheReference) {
       {"depthwise", 8, 8, 6, 6, 4, 4, 8, {2, 2}, {1, 1, 1, 1}, {0, 0}, {1, 1}, 2, 2},
   };
   for (const Geometry& g : cases)
-    for (bool bias : {true, false}) {
-      SCOPED_TRACE(std::string(g.what) + (bias ? ", bias" : ""));
+    for (Bias bias : {Bias::none, Bias::constant, Bias::input}) {
+      SCOPED_TRACE(std::string(g.what) + (bias == Bias::none ? "" : bias == Bias::constant ? ", bias" : ", bias input"));
       const ir::Module m = transposed_module(g, bias);
       const ir::Module s = passes::simplify_arith(m);
       EXPECT_EQ(count_op(s, ops::OpCode::ConvTranspose2d), 0);
@@ -83,7 +92,8 @@ TEST(ConvTransposeAsConv, EveryStridePhaseMatchesTheReference) {
       EXPECT_EQ(w[0], g.O * g.strides[0] * g.strides[1]);
       EXPECT_EQ(w[2], g.conv_kh);
       EXPECT_EQ(w[3], g.conv_kw);
-      const std::vector<Tensor> x = {topitest::random(DType::f32, {1, g.C, g.H, g.W}, -1, 1, 9)};
+      std::vector<Tensor> x = {topitest::random(DType::f32, {1, g.C, g.H, g.W}, -1, 1, 9)};
+      if (bias == Bias::input) x.push_back(topitest::random(DType::f32, {g.O}, -1, 1, 10));
       auto want = reference::run_module(m, x, {});
       auto got = reference::run_module(s, x, {});
       ASSERT_TRUE(want.is_ok() && got.is_ok());
@@ -103,7 +113,7 @@ TEST(ConvTransposeAsConv, EveryStridePhaseMatchesTheReference) {
 
 TEST(ConvTransposeAsConv, ADilatedOneStays) {
   const Geometry g{"dilated", 4, 4, 5, 5, 3, 3, 1, {2, 2}, {1, 1, 1, 1}, {0, 0}, {2, 2}, 0, 0};
-  const ir::Module m = transposed_module(g, true);
+  const ir::Module m = transposed_module(g, Bias::constant);
   const ir::Module s = passes::simplify_arith(m);
   EXPECT_EQ(count_op(s, ops::OpCode::ConvTranspose2d), 1);
   EXPECT_EQ(count_op(s, ops::OpCode::Conv2d), 0);

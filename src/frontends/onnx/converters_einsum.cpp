@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
-#include <numeric>
 #include <optional>
 
 #include "frontends/onnx/converters.h"
@@ -67,15 +66,6 @@ Labels parse_term(const NodeContext& c, const std::string& term, int64_t rank, i
     }
   }
   return out;
-}
-
-ir::Expr transpose(NodeContext& c, const ir::Expr& x, const std::vector<int64_t>& perm) {
-  std::vector<int64_t> id(perm.size());
-  std::iota(id.begin(), id.end(), 0);
-  if (perm == id) return x;
-  ops::TransposeAttrs a;
-  a.perm = perm;
-  return c.op(OpCode::Transpose, {x}, a);
 }
 
 // Sums the axes at `axes` away.
@@ -164,8 +154,8 @@ Operand contract(NodeContext& c, const Operand& a, const Operand& b, const Label
   mb.insert(mb.end(), {K, N});
   for (int64_t x : aa) out_shape.push_back(as[static_cast<size_t>(x)]);
   for (int64_t x : bo) out_shape.push_back(bs[static_cast<size_t>(x)]);
-  ir::Expr xa = c.reshape(transpose(c, a.value, pa), ma);
-  ir::Expr xb = c.reshape(transpose(c, b.value, pb), mb);
+  ir::Expr xa = c.reshape(c.transpose(a.value, pa), ma);
+  ir::Expr xb = c.reshape(c.transpose(b.value, pb), mb);
   Operand r;
   r.value = c.reshape(c.op(OpCode::MatMul, {xa, xb}), out_shape);
   r.labels = batch;
@@ -237,7 +227,7 @@ Outs convert_einsum(NodeContext& c) {
   cur = sum_private(c, cur, out);
   std::vector<int64_t> perm;
   for (int l : out) perm.push_back(index_of(cur.labels, l));
-  return {transpose(c, cur.value, perm)};
+  return {c.transpose(cur.value, perm)};
 }
 
 }  // namespace

@@ -461,11 +461,7 @@ Outs convert_gemm(NodeContext& c) {
   if (c.rank(0, "A") != 2 || c.rank(1, "B") != 2) c.fail("inputs A and B must be matrices");
   double alpha = c.attr_float("alpha", 1.0), beta = c.attr_float("beta", 1.0);
   DType dt = ir::dtype_of(a);
-  if (c.attr_int("transA", 0)) {
-    ops::TransposeAttrs t;
-    t.perm = {1, 0};
-    a = c.op(OpCode::Transpose, {a}, t);
-  }
+  if (c.attr_int("transA", 0)) a = c.transpose(a, {1, 0});
   ir::Expr bias = c.optional_input(2);
   if (bias && beta == 0) bias = nullptr;
   bool trans_b = c.attr_int("transB", 0) != 0;

@@ -23,12 +23,6 @@ using ops::OpCode;
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-ir::Expr transpose(NodeContext& c, const ir::Expr& x, std::vector<int64_t> perm) {
-  ops::TransposeAttrs a;
-  a.perm = std::move(perm);
-  return c.op(OpCode::Transpose, {x}, a);
-}
-
 // x (N, C, D, ...) padded by `begin` and `end` depths of `value`.
 ir::Expr pad_depth(NodeContext& c, const ir::Expr& x, int64_t begin, int64_t end, double value) {
   if (begin == 0 && end == 0) return x;
@@ -66,7 +60,7 @@ ir::Expr build_conv3d(NodeContext& c, const ir::Expr& x, const ir::Expr& w, cons
   if (Do < 1) c.fail("the depth kernel " + std::to_string(KD) + " is longer than the padded depth");
   // Depth outermost first (N, D, C, H, W): a tap's images are then a slice of whole (C, H, W)
   // images, N * D_out images of a 2-D conv.
-  ir::Expr xt = transpose(c, x, {0, 2, 1, 3, 4});
+  ir::Expr xt = c.transpose(x, {0, 2, 1, 3, 4});
   if (win.begin[0] != 0 || win.end[0] != 0) {
     ops::PadAttrs pad;
     pad.pads = {0, win.begin[0], 0, 0, 0, 0, win.end[0], 0, 0, 0};
@@ -93,7 +87,7 @@ ir::Expr build_conv3d(NodeContext& c, const ir::Expr& x, const ir::Expr& w, cons
     y = kd == 0 ? part : c.op(OpCode::Add, {part, y});
   }
   const Shape& ys = ir::shape_of(y);
-  return transpose(c, c.reshape(y, {N, Do, O, ys[2], ys[3]}), {0, 2, 1, 3, 4});
+  return c.transpose(c.reshape(y, {N, Do, O, ys[2], ys[3]}), {0, 2, 1, 3, 4});
 }
 
 ir::Expr build_pool3d(NodeContext& c, const ir::Expr& x, OpCode pool2d) {

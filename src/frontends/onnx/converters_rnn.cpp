@@ -61,11 +61,7 @@ Outs convert_recurrent(NodeContext& c, Cell cell) {
   if (c.rank(0, "X") != 3 || c.rank(1, "W") != 3 || c.rank(2, "R") != 3) c.fail("X, W and R must be 3-D");
   int64_t layout = c.attr_int("layout", 0);
   if (layout != 0 && layout != 1) c.fail("layout must be 0 or 1");
-  if (layout == 1) {
-    ops::TransposeAttrs t;
-    t.perm = {1, 0, 2};
-    x = c.op(OpCode::Transpose, {x}, t);
-  }
+  if (layout == 1) x = c.transpose(x, {1, 0, 2});
   const Shape& xs = ir::shape_of(x);
   const int64_t seq = xs[0], batch = xs[1];
   const int64_t hidden = c.attr_int("hidden_size", ir::shape_of(r)[2]);
@@ -207,22 +203,14 @@ Outs convert_recurrent(NodeContext& c, Cell cell) {
       steps.push_back(stack(dirs, {1, 1, batch, hidden}, 1));
     }
     ir::Expr y = stack(steps, {1, num_dir, batch, hidden}, 0);
-    if (layout == 1) {
-      ops::TransposeAttrs tp;
-      tp.perm = {2, 0, 1, 3};
-      y = c.op(OpCode::Transpose, {y}, tp);
-    }
+    if (layout == 1) y = c.transpose(y, {2, 0, 1, 3});
     outs.push_back(y);
   } else {
     outs.push_back(nullptr);
   }
   auto final_state = [&](const std::vector<ir::Expr>& per_dir) {
     ir::Expr s = stack(per_dir, {1, batch, hidden}, 0);
-    if (layout == 1) {
-      ops::TransposeAttrs tp;
-      tp.perm = {1, 0, 2};
-      s = c.op(OpCode::Transpose, {s}, tp);
-    }
+    if (layout == 1) s = c.transpose(s, {1, 0, 2});
     return s;
   };
   outs.push_back(final_state(last_h));

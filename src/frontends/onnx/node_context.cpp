@@ -160,6 +160,15 @@ ir::Expr NodeContext::reshape(const ir::Expr& x, Shape newshape) const {
   return op(ops::OpCode::Reshape, {x}, a);
 }
 
+ir::Expr NodeContext::transpose(const ir::Expr& x, std::vector<int64_t> perm) const {
+  bool identity = true;
+  for (size_t i = 0; i < perm.size(); ++i) identity = identity && perm[i] == static_cast<int64_t>(i);
+  if (identity) return x;
+  ops::TransposeAttrs a;
+  a.perm = std::move(perm);
+  return op(ops::OpCode::Transpose, {x}, a);
+}
+
 ir::Expr NodeContext::cast(const ir::Expr& x, DType to) const {
   if (ir::dtype_of(x) == to) return x;
   ops::CastAttrs a;

@@ -78,6 +78,7 @@ class NodeContext {
     return op(code, std::move(args), ir::AttrsPtr(std::make_shared<const A>(std::move(attrs))));
   }
   ir::Expr reshape(const ir::Expr& x, Shape newshape) const;
+  ir::Expr transpose(const ir::Expr& x, std::vector<int64_t> perm) const;  // no-op for the identity
   ir::Expr cast(const ir::Expr& x, DType to) const;  // no-op when already of that dtype
   ir::Expr tuple_item(const ir::Expr& tuple, int index) const;
   // A scalar (rank 0) constant of the given dtype.
