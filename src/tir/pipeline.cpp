@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <iostream>
 
+#include "tir/hoist_guards.h"
 #include "tir/loop_partition.h"
 #include "tir/printer.h"
 #include "tir/remove_no_op.h"
@@ -37,6 +38,8 @@ PrimFunc run_default_passes(PrimFunc f, const PassOptions& opts) {
   dump("vectorize");
   f = remove_no_op(std::move(f));
   dump("remove_no_op");
+  f = hoist_guards(std::move(f));
+  dump("hoist_guards");
   f = simplify(std::move(f));
   dump("simplify");
   check_valid(f);

@@ -1,8 +1,9 @@
-// Loop-IR passes one at a time: arithmetic, simplify, loop partition, remove no-op, vectorize
-// legalization, unrolling, and the verifier.
+// Loop-IR passes one at a time: arithmetic, simplify, loop partition, remove no-op, guard
+// hoisting, vectorize legalization, unrolling, and the verifier.
 #include <gtest/gtest.h>
 
 #include "tir/arith.h"
+#include "tir/hoist_guards.h"
 #include "tir/loop_partition.h"
 #include "tir/printer.h"
 #include "tir/remove_no_op.h"
@@ -193,6 +194,34 @@ TEST(TirRemoveNoOp, DropsSelfStoresUnusedLetsAndEmptyLoops) {
                 let_stmt(x, var("y"), store(b, {int_imm(0)}, float_imm(1.0))),
                 allocate(t, store(b, {int_imm(1)}, float_imm(2.0)))});
   EXPECT_EQ(print_stmt(remove_no_op(s)), "B[0] = 1.0f\nB[1] = 2.0f\n");
+}
+
+TEST(TirHoistGuards, InvariantTermsLeaveTheLoopsTheRestStay) {
+  Expr r = var("r"), j = var("j"), p = var("p");
+  Buffer b = buffer("B", DType::f32, {8, 16}), n = buffer("N", DType::i64, {1});
+  // A tile's row guard and a column tail on the innermost vector loop: the row term goes out
+  // of both loops, the column term stays with the store.
+  Stmt body = if_then_else(logical_and(r < 5, j < 13), store(b, {r, j}, float_imm(1.0)));
+  Stmt s = for_loop(j, int_imm(0), int_imm(16), ForKind::Vectorized, body);
+  EXPECT_EQ(print_stmt(hoist_guards(s)), "if r < 5 {\n  vectorized for j in [0, 16) {\n    if j < 13 {\n      B[r, j] = 1.0f\n    }\n  }\n}\n")
+      << print_stmt(hoist_guards(s));
+  // Out of every loop it does not depend on, up to the one it does.
+  Stmt two = for_loop(r, int_imm(0), int_imm(8), ForKind::Serial,
+                      for_loop(j, int_imm(0), int_imm(16), ForKind::Vectorized, if_then_else(p < 3, store(b, {r, j}, float_imm(1.0)))));
+  EXPECT_EQ(hoist_guards(two)->kind, StmtKind::IfThenElse) << print_stmt(hoist_guards(two));
+  // Not out of a parallel loop; not with an else branch; not a condition that reads memory or
+  // divides by a variable (it would be evaluated where the loop might not run).
+  Stmt par = for_loop(j, int_imm(0), int_imm(16), ForKind::Parallel, body);
+  EXPECT_EQ(print_stmt(hoist_guards(par)), print_stmt(par));
+  Stmt with_else = for_loop(j, int_imm(0), int_imm(16), ForKind::Serial,
+                            if_then_else(r < 5, store(b, {r, j}, float_imm(1.0)), store(b, {r, j}, float_imm(2.0))));
+  EXPECT_EQ(print_stmt(hoist_guards(with_else)), print_stmt(with_else));
+  Stmt reads = for_loop(j, int_imm(0), int_imm(16), ForKind::Serial,
+                        if_then_else(r < load(n, {int_imm(0)}), store(b, {r, j}, float_imm(1.0))));
+  EXPECT_EQ(print_stmt(hoist_guards(reads)), print_stmt(reads));
+  Stmt divides = for_loop(j, int_imm(0), int_imm(16), ForKind::Serial,
+                          if_then_else(r / p < 2, store(b, {r, j}, float_imm(1.0))));
+  EXPECT_EQ(print_stmt(hoist_guards(divides)), print_stmt(divides));
 }
 
 TEST(TirVectorize, IllegalVectorLoopsBecomeSerialAndUnrollExpands) {
