@@ -60,6 +60,22 @@ Case conv_case(const std::string& name, Shape x, Shape w, int64_t stride, int64_
   return c;
 }
 
+// A conv padded unequally along its axes (Inception's 1x7 and 7x1 kernels).
+Case conv_case_hw(const std::string& name, Shape x, Shape w, int64_t pad_h, int64_t pad_w) {
+  Case c = conv_case(name, std::move(x), std::move(w), 1, 0, 1, true);
+  ir::Expr& f = c.module.functions["main"];
+  const auto* fn = static_cast<const ir::FunctionNode*>(f.get());
+  const auto* relu = fn->body->as<ir::CallNode>();
+  const auto* conv = relu->args[0]->as<ir::CallNode>();
+  ops::Conv2dAttrs a = conv->attrs_as<ops::Conv2dAttrs>();
+  a.padding = {pad_h, pad_w, pad_h, pad_w};
+  ir::Expr body = ir::call(ops::OpCode::Relu, {ir::call(ops::OpCode::Conv2d, conv->args, a)});
+  const Shape& os = ir::shape_of(body);
+  c.flops = 2.0 * double(os[0] * os[1] * os[2] * os[3]) * double(c.input[1] * ir::shape_of(conv->args[1])[2] * ir::shape_of(conv->args[1])[3]);
+  f = ir::function(fn->params, body);
+  return c;
+}
+
 // EfficientNet's convolutions: x * sigmoid(x) (SiLU) fused after the conv and its bias.
 Case conv_silu_case(const std::string& name, Shape x, Shape w, int64_t stride, int64_t pad, int64_t groups) {
   Case c = conv_case(name, std::move(x), std::move(w), stride, pad, groups, false);
@@ -297,6 +313,13 @@ int main(int argc, char** argv) {
       conv_case("conv3x3 128->32 28x28", {1, 128, 28, 28}, {32, 128, 3, 3}, 1, 1, 1, false),
       conv_case("conv3x3 128->32 14x14", {1, 128, 14, 14}, {32, 128, 3, 3}, 1, 1, 1, false),
       conv_case("conv3x3 128->32 7x7", {1, 128, 7, 7}, {32, 128, 3, 3}, 1, 1, 1, false),
+      // Inception-v3's: odd planes (149, 35, 17), 5x5, and 1x7 / 7x1 kernels.
+      conv_case("conv3x3 32->32 149x149 +relu", {1, 32, 149, 149}, {32, 32, 3, 3}, 1, 0, 1, true),
+      conv_case("conv3x3 64->96 35x35 +relu", {1, 64, 35, 35}, {96, 64, 3, 3}, 1, 1, 1, true),
+      conv_case("conv5x5 48->64 35x35 +relu", {1, 48, 35, 35}, {64, 48, 5, 5}, 1, 2, 1, true),
+      conv_case("conv1x1 288->64 35x35 +relu", {1, 288, 35, 35}, {64, 288, 1, 1}, 1, 0, 1, true),
+      conv_case_hw("conv7x1 192->192 17x17 +relu", {1, 192, 17, 17}, {192, 192, 7, 1}, 3, 0),
+      conv_case_hw("conv1x7 160->160 17x17 +relu", {1, 160, 17, 17}, {160, 160, 1, 7}, 0, 3),
       conv_case("depthwise3x3 32 112x112 +relu", {1, 32, 112, 112}, {32, 1, 3, 3}, 1, 1, 32, true),
       conv_case("depthwise3x3 s2 144 56x56", {1, 144, 56, 56}, {144, 1, 3, 3}, 2, 1, 144, true),
       conv_case("depthwise3x3 576 14x14", {1, 576, 14, 14}, {576, 1, 3, 3}, 1, 1, 576, true),
