@@ -125,10 +125,11 @@ static inline float sy_expf(float x) {
 // erf of a float, inline as sy_expf is: libmvec's erff (a call, ~37 cycles a vector of 16) made a
 // 3136x96 by 96x384 dense with GELU 1.5x the dense alone. erf(x) = x P(x^2) / Q(x^2), degrees 6
 // and 5, fitted here for the least relative error (2e-9 in exact arithmetic; 6 ulp at most
-// evaluated in float, against double erf, over [-3.925, 3.925], beyond which erf is 1 in
-// float): x is clamped to that range and the result to [-1, 1]; NaN stays NaN.
+// evaluated in float, against double erf, over [-3.925, 3.925]). Beyond 3.92, erf is 1 in float,
+// and exactly 1 is returned: GELU's x * (1 + erf(x / sqrt 2)) is then 0 (NaN at -inf) as the
+// reference's, not x times the fit's last ulp. The result stays in [-1, 1]; NaN stays NaN.
 static inline float sy_erff(float x) {
-  const float c = sy_pick_float(x > 3.925f, 3.925f, sy_pick_float(x < -3.925f, -3.925f, x));
+  const float c = sy_pick_float(x > 3.92f, 3.92f, sy_pick_float(x < -3.92f, -3.92f, x));
   const float t = c * c;
   float p = -1.282908624e-08f;
   p = p * t + 4.614678801e-06f;
@@ -144,7 +145,8 @@ static inline float sy_erff(float x) {
   q = q * t + 4.974109828e-01f;
   q = q * t + 1.0f;
   const float y = c * p / q;
-  return sy_pick_float(y > 1.0f, 1.0f, sy_pick_float(y < -1.0f, -1.0f, y));
+  const float r = sy_pick_float(y > 1.0f, 1.0f, sy_pick_float(y < -1.0f, -1.0f, y));
+  return sy_pick_float(x > 3.92f, 1.0f, sy_pick_float(x < -3.92f, -1.0f, r));
 }
 // SIMD variants from glibc's libmvec (linked with -lmvec), so that vector loops calling these
 // functions vectorize (glibc declares them itself only under -ffast-math).
