@@ -222,6 +222,7 @@ std::vector<Tensor> Executable::run(const std::vector<Tensor>& inputs, int threa
   };
   for (size_t ci = 0; ci < plan_.calls.size(); ++ci) {
     const Call& c = plan_.calls[ci];
+    if (c.elided) continue;
     if (c.external) {
       if (!external) throw Error("@" + c.kernel + " is an external function, but no backend module is loaded");
       std::vector<Tensor> in;

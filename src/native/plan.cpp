@@ -1,4 +1,5 @@
 // Planning: values, calls, kernel dedup, liveness and storage reuse.
+#include "ops/attrs.h"
 #include "ops/op.h"
 #include "support/numbered.h"
 #include "native/plan.h"
@@ -6,6 +7,7 @@
 #include "native/hooked_regions.h"
 
 #include "strategy/strategy.h"
+#include "topi/topi.h"
 
 #include <algorithm>
 #include <unordered_map>
@@ -33,6 +35,38 @@ bool is_pure_reshape(const ir::FunctionNode& f) {
   auto* c = f.body->as<ir::CallNode>();
   return c && c->is_op() && c->op == ops::OpCode::Reshape && f.params.size() == 1 && c->args.size() == 1 &&
          c->args[0] == f.params[0];
+}
+
+// For a fused function that only concatenates its parameters, each one once, along an axis with
+// nothing but 1s before it, all in the plain layout: for each parameter, the byte offset of its
+// part in the result (a contiguous piece, as its bytes lie in its own buffer). Empty for any
+// other function. (A value kept in a layout between kernels, topi::kKeptLayoutAttr, may be NHWC,
+// where a part is a piece of every pixel.)
+std::vector<int64_t> concat_offsets(const ir::FunctionNode& f) {
+  if (f.attrs.count(topi::kKeptLayoutAttr)) return {};
+  auto* c = f.body->as<ir::CallNode>();
+  if (!c || !c->is_op() || c->op != ops::OpCode::Concat || c->args.size() != f.params.size() || !ir::is_tensor(c->type))
+    return {};
+  const ir::TypeNode& y = ir::as_tensor(c->type);
+  const int64_t rank = static_cast<int64_t>(y.shape.size());
+  int64_t axis = c->attrs_as<ops::AxisAttrs>().axis;
+  if (axis < 0) axis += rank;
+  if (axis < 0 || axis >= rank) return {};
+  for (int64_t d = 0; d < axis; ++d)
+    if (y.shape[static_cast<size_t>(d)] != 1) return {};
+  std::vector<int64_t> offsets(f.params.size(), -1);
+  int64_t at = 0;
+  for (const ir::Expr& a : c->args) {
+    auto p = std::find(f.params.begin(), f.params.end(), a);
+    if (p == f.params.end() || !ir::is_tensor(a->type)) return {};
+    int64_t& o = offsets[static_cast<size_t>(p - f.params.begin())];
+    if (o >= 0) return {};  // a parameter twice: one buffer cannot be in two places
+    o = at;
+    int64_t n = static_cast<int64_t>(dtype_size(y.dtype));
+    for (int64_t d : ir::as_tensor(a->type).shape) n *= d;
+    at += n;
+  }
+  return offsets;
 }
 
 class Planner {
@@ -154,6 +188,9 @@ class Planner {
       call.kernel = p_.kernel_names[static_cast<size_t>(call.function)];
       call.fallback = f->attrs.count(kFallbackAttr) != 0;
       ++p_.kernel_launches;
+      if (!call.fallback && call.outputs.size() == 1)
+        if (std::vector<int64_t> offsets = concat_offsets(*f); !offsets.empty())
+          concats_.push_back({static_cast<int>(p_.calls.size()), std::move(offsets)});
     }
     vals_[e.get()] = call.outputs;
     p_.calls.push_back(std::move(call));
@@ -235,6 +272,51 @@ class Planner {
       if (reads != 1) continue;
       share[static_cast<size_t>(v)] = u;
     }
+    // Concatenations in place: each input is planned inside the result (in_[u] = {result, byte
+    // offset}), the producers write their parts there, and the concatenation does not run. Only
+    // planned intermediates with no storage shared in place either way, and parts at whole
+    // cache lines; a value goes into one result only (the first concatenation that takes it).
+    struct Part {
+      int whole = -1;
+      int64_t offset = 0;
+    };
+    std::vector<Part> in_(p_.values.size());
+    std::vector<char> shared(p_.values.size(), 0);
+    for (size_t v = 0; v < p_.values.size(); ++v)
+      if (share[v] >= 0) shared[v] = shared[static_cast<size_t>(share[v])] = 1;
+    auto planned = [&](int v) {
+      const Value& val = p_.values[static_cast<size_t>(v)];
+      return val.kind == ValueKind::Storage && val.alias_of < 0 && first_def[static_cast<size_t>(v)] >= 0 &&
+             !shared[static_cast<size_t>(v)];
+    };
+    for (const auto& [ci, offsets] : concats_) {
+      Call& c = p_.calls[static_cast<size_t>(ci)];
+      const int w = c.outputs[0];
+      if (!planned(w) || in_[static_cast<size_t>(w)].whole >= 0) continue;
+      std::vector<int> parts;
+      bool ok = true;
+      for (size_t k = 0; k < c.inputs.size() && ok; ++k) {
+        const int u = root(c.inputs[k]);
+        ok = planned(u) && in_[static_cast<size_t>(u)].whole < 0 && u != w && offsets[k] % kAlign == 0 &&
+             std::find(parts.begin(), parts.end(), u) == parts.end();
+        parts.push_back(u);
+      }
+      // A result that is itself a part of an earlier concatenation's result cannot take parts:
+      // checked above (in_[w]); one whose parts have parts of their own can.
+      if (!ok) continue;
+      for (size_t k = 0; k < parts.size(); ++k) in_[static_cast<size_t>(parts[k])] = {w, offsets[k]};
+      c.elided = true;
+      --p_.kernel_launches;
+    }
+    // The outermost result that holds v, and v's byte offset in it.
+    auto holder = [&](int v, int64_t* at) {
+      *at = 0;
+      while (in_[static_cast<size_t>(v)].whole >= 0) {
+        *at += in_[static_cast<size_t>(v)].offset;
+        v = in_[static_cast<size_t>(v)].whole;
+      }
+      return v;
+    };
     struct Buf {
       int value;
       int64_t size;
@@ -255,9 +337,18 @@ class Planner {
         const size_t o = static_cast<size_t>(owner(static_cast<int>(v)));
         to[o] = std::max(to[o], to[v]);
       }
+    // A concatenation's result lives from its first part's definition to the last use of any.
+    std::vector<int> from(first_def);
+    for (size_t v = 0; v < p_.values.size(); ++v) {
+      int64_t at = 0;
+      const size_t h = static_cast<size_t>(holder(static_cast<int>(v), &at));
+      if (h == v || to[v] < 0) continue;
+      to[h] = std::max(to[h], to[v]);
+      from[h] = std::min(from[h], from[v]);
+    }
     for (size_t v = 0; v < p_.values.size(); ++v)
-      if (to[v] >= 0 && share[v] < 0)
-        bufs.push_back({static_cast<int>(v), aligned(std::max<int64_t>(p_.values[v].nbytes(), 1)), first_def[v], to[v]});
+      if (to[v] >= 0 && share[v] < 0 && in_[v].whole < 0)
+        bufs.push_back({static_cast<int>(v), aligned(std::max<int64_t>(p_.values[v].nbytes(), 1)), from[v], to[v]});
     std::vector<size_t> order(bufs.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
@@ -282,12 +373,19 @@ class Planner {
     }
     for (size_t v = 0; v < p_.values.size(); ++v)
       if (share[v] >= 0) p_.values[v].offset = p_.values[static_cast<size_t>(owner(static_cast<int>(v)))].offset;
+    for (size_t v = 0; v < p_.values.size(); ++v)
+      if (in_[v].whole >= 0) {
+        int64_t at = 0;
+        const int h = holder(static_cast<int>(v), &at);
+        p_.values[v].offset = p_.values[static_cast<size_t>(h)].offset + at;
+      }
   }
 
   const ir::Module& m_;
   Plan p_;
   std::unordered_map<const ir::ExprNode*, std::vector<int>> vals_;
   std::unordered_map<size_t, std::vector<int>> by_hash_;
+  std::vector<std::pair<int, std::vector<int64_t>>> concats_;  // call, its inputs' offsets (concat_offsets)
 };
 
 }  // namespace

@@ -38,6 +38,9 @@ struct Call {
   int function = -1;         // kernels: index into Plan::kernels (unique fused functions)
   std::vector<int> inputs;   // value ids
   std::vector<int> outputs;  // value ids
+  // A concatenation whose inputs were planned inside its result (each producer writes its part
+  // in place): nothing to run. Its kernel is still built (another call of it may copy).
+  bool elided = false;
 };
 
 struct Plan {
@@ -50,7 +53,7 @@ struct Plan {
   std::vector<int> outputs;        // value per @main result (tuple flattened)
   int64_t arena_bytes = 0;         // planned activation memory (storage reuse)
   int64_t intermediate_bytes = 0;  // sum of all intermediate tensor sizes (no reuse)
-  int kernel_launches = 0;         // kernel calls per run (generated and fallback)
+  int kernel_launches = 0;         // kernel calls per run (generated and fallback; not elided ones)
 };
 
 // Plans a module whose @main calls only fused primitive functions (passes::fuse_ops) and

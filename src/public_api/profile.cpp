@@ -114,6 +114,7 @@ Profile profile(const Compiled& compiled, const std::vector<Tensor>& inputs, int
     std::map<std::string, int64_t> flops_per_call;
     for (size_t ci = 0; ci < plan.calls.size(); ++ci) {
       const sy::native::Call& c = plan.calls[ci];
+      if (c.elided) continue;  // a concatenation planned in place: never runs
       p.calls.push_back({c.kernel, c.external, times.seconds[ci] * 1e3 / times.runs});
       ProfileKernel& r = rows[c.kernel];
       int64_t& per_call = flops_per_call[c.kernel];

@@ -1,13 +1,18 @@
-// The native execution plan: kernel dedup, reshape views, and static memory planning.
+// The native execution plan: kernel dedup, reshape views, static memory planning, and
+// concatenations planned in place.
 #include <gtest/gtest.h>
 
 #include <cmath>
 
 #include "ir/parser.h"
 #include "native/compile.h"
+#include "backends/reference/executor.h"
 #include "native/plan.h"
+#include "ops/attrs.h"
+#include "ops/op.h"
 #include "passes/fold_constants.h"
 #include "passes/fuse_ops.h"
+#include "topi/topi.h"
 #include "zoo/zoo.h"
 
 namespace sy {
@@ -150,6 +155,108 @@ def @main(%x: Tensor[(2, 8), float32]) -> Tensor[(2, 8), float32] {
   // Loading from the library bytes keeps the split.
   auto loaded = native::load_native(c.fused, c.executable->library_bytes(), c.executable->target());
   EXPECT_TRUE(loaded->plan().calls[0].fallback);
+}
+
+}  // namespace
+}  // namespace sy
+
+namespace sy {
+namespace {
+
+using ops::OpCode;
+
+// A fused primitive function of one op over fresh parameters of the given types.
+ir::Expr primitive(OpCode op, const std::vector<ir::Type>& types, ir::AttrsPtr attrs = nullptr) {
+  std::vector<ir::Expr> ps;
+  for (size_t i = 0; i < types.size(); ++i) ps.push_back(ir::var("p" + std::to_string(i), types[i]));
+  return ir::function(ps, ir::call(op, ps, std::move(attrs)), {{"Primitive", "1"}});
+}
+
+ir::AttrsPtr axis(int64_t a) {
+  auto x = std::make_shared<ops::AxisAttrs>();
+  x->axis = a;
+  return x;
+}
+
+ir::Expr concat_of(const std::vector<ir::Expr>& parts, int64_t ax = 1) {
+  std::vector<ir::Type> ts;
+  for (const ir::Expr& p : parts) ts.push_back(p->type);
+  return ir::call_function(primitive(OpCode::Concat, ts, axis(ax)), parts);
+}
+
+ir::Expr unary(OpCode op, const ir::Expr& x) { return ir::call_function(primitive(op, {x->type}), {x}); }
+
+int64_t offset_of(const native::Plan& p, int v) {
+  while (p.values[static_cast<size_t>(v)].alias_of >= 0) v = p.values[static_cast<size_t>(v)].alias_of;
+  return p.values[static_cast<size_t>(v)].offset;
+}
+
+// A concatenation of kernel results along an axis with only 1s before it does not run: each
+// producer writes its part of the result in place, also when a part is itself a concatenation
+// (Inception's blocks feed one concatenation from four branches) and when a part is read after
+// the concatenation's last reader. The values are the reference's.
+TEST(NativePlan, ConcatenatedPartsAreWrittenInPlace) {
+  ir::Expr x = ir::var("x", ir::tensor_type({1, 4, 16}, DType::f32));
+  ir::Expr a = unary(OpCode::Exp, x), b = unary(OpCode::Tanh, x);
+  ir::Expr c = concat_of({a, b});                                  // (1, 8, 16): a, b
+  ir::Expr d = unary(OpCode::Sigmoid, c);
+  ir::Expr e = concat_of({d, c});                                  // (1, 16, 16): d, a, b
+  ir::Expr out = unary(OpCode::Relu, e);
+  ir::Expr late = ir::call_function(primitive(OpCode::Mul, {a->type, a->type}), {a, a});  // a read last
+  ir::Module m;
+  m.functions["main"] = ir::function({x}, ir::tuple({out, late}));
+  const native::Plan p = native::plan_module(m);
+  ASSERT_EQ(p.calls.size(), 7u);
+  EXPECT_TRUE(p.calls[2].elided);
+  EXPECT_TRUE(p.calls[4].elided);
+  EXPECT_EQ(p.kernel_launches, 5);
+  const int64_t whole = offset_of(p, p.calls[4].outputs[0]), row = 16 * 4;
+  EXPECT_EQ(offset_of(p, p.calls[3].outputs[0]), whole);              // d
+  EXPECT_EQ(offset_of(p, p.calls[2].outputs[0]), whole + 8 * row);    // c
+  EXPECT_EQ(offset_of(p, p.calls[0].outputs[0]), whole + 8 * row);    // a
+  EXPECT_EQ(offset_of(p, p.calls[1].outputs[0]), whole + 12 * row);   // b
+  EXPECT_EQ(p.arena_bytes, 16 * row);  // a, b, c and d need no bytes of their own
+
+  native::Compiled nc = native::compile_native(m);
+  Tensor xv(DType::f32, {1, 4, 16});
+  for (int i = 0; i < 64; ++i) xv.data<float>()[i] = static_cast<float>(i % 9 - 4) / 3.0f;
+  auto want = reference::run_module(m, {xv}, {});
+  ASSERT_TRUE(want.is_ok()) << want.status().message();
+  std::vector<Tensor> got = nc.executable->run({xv}, 2, nullptr);
+  ASSERT_EQ(got.size(), 2u);
+  for (size_t k = 0; k < 2; ++k)
+    for (int64_t i = 0; i < got[k].numel(); ++i)
+      EXPECT_NEAR(got[k].data<float>()[i], (*want)[k].data<float>()[i], 1e-6f) << k << " " << i;
+}
+
+// Concatenations that must copy: of a graph input, of one value twice, along an axis with a
+// batch of 2 before it (the parts interleave), into a graph result (a fresh tensor per run),
+// with a part that does not start on a cache line, and of values kept in another layout.
+TEST(NativePlan, ConcatenationsThatCannotTakeTheirPartsStillRun) {
+  auto plan_of_body = [](const ir::Expr& x, const ir::Expr& body) {
+    ir::Module m;
+    m.functions["main"] = ir::function({x}, unary(OpCode::Relu, body));
+    return native::plan_module(m);
+  };
+  ir::Expr x = ir::var("x", ir::tensor_type({1, 4, 16}, DType::f32));
+  EXPECT_FALSE(plan_of_body(x, concat_of({unary(OpCode::Exp, x), x})).calls[1].elided);
+  ir::Expr a = unary(OpCode::Exp, x);
+  EXPECT_FALSE(plan_of_body(x, concat_of({a, a})).calls[1].elided);
+  ir::Expr x2 = ir::var("x", ir::tensor_type({2, 4, 16}, DType::f32));
+  EXPECT_FALSE(plan_of_body(x2, concat_of({unary(OpCode::Exp, x2), unary(OpCode::Tanh, x2)})).calls[2].elided);
+  ir::Expr x3 = ir::var("x", ir::tensor_type({1, 3, 5}, DType::f32));  // 60 bytes: the second part at 60
+  EXPECT_FALSE(plan_of_body(x3, concat_of({unary(OpCode::Exp, x3), unary(OpCode::Tanh, x3)})).calls[2].elided);
+  // The control: the same with parts of whole cache lines is elided.
+  EXPECT_TRUE(plan_of_body(x, concat_of({unary(OpCode::Exp, x), unary(OpCode::Tanh, x)})).calls[2].elided);
+  ir::Module m;
+  m.functions["main"] = ir::function({x}, concat_of({unary(OpCode::Exp, x), unary(OpCode::Tanh, x)}));
+  EXPECT_FALSE(native::plan_module(m).calls[2].elided);
+  // Parts kept in another layout between kernels (NHWC: a part is a piece of every pixel).
+  ir::Expr ea = unary(OpCode::Exp, x), eb = unary(OpCode::Tanh, x);
+  const ir::Expr plain_fn = primitive(OpCode::Concat, {ea->type, eb->type}, axis(1));
+  const auto* plain = plain_fn->as<ir::FunctionNode>();
+  ir::Expr kept = ir::function(plain->params, plain->body, {{"Primitive", "1"}, {topi::kKeptLayoutAttr, "nhwc in=0,1 out"}});
+  EXPECT_FALSE(plan_of_body(x, ir::call_function(kept, {ea, eb})).calls[2].elided);
 }
 
 }  // namespace
