@@ -58,6 +58,28 @@ ir::Expr batch_norm_as_affine(const ir::CallNode& c, const std::vector<ir::Expr>
   return ir::type_equal(out->type, c.type) ? out : nullptr;
 }
 
+// An average pool of a zero-padded plane, as exporters spell count_include_pad=True (Inception's
+// 3x3 stride-1 pools): the pool pads itself, counting the padding, and the padded copy (a
+// kernel of its own) is not made. The same windows, the same divisor (ceil_mode off: every
+// window lies in the padded plane).
+ir::Expr avg_pool_of_padding(const ir::CallNode& c, const std::vector<ir::Expr>& args) {
+  auto* pad = args.size() == 1 ? args[0]->as<ir::CallNode>() : nullptr;
+  if (!pad || !pad->is_op() || pad->op != ops::OpCode::Pad || pad->args.size() != 1) return nullptr;
+  const auto& pa = pad->attrs_as<ops::PadAttrs>();
+  const auto& a = c.attrs_as<ops::Pool2dAttrs>();
+  if (pa.mode != "constant" || pa.value != 0.0 || pa.pads.size() != 8 || pa.pads[0] != 0 || pa.pads[1] != 0 ||
+      pa.pads[4] != 0 || pa.pads[5] != 0)
+    return nullptr;
+  for (int64_t p : pa.pads)
+    if (p < 0) return nullptr;  // a crop
+  if (a.ceil_mode || a.padding != std::vector<int64_t>{0, 0, 0, 0} || a.dilation != std::vector<int64_t>{1, 1}) return nullptr;
+  auto b = std::make_shared<ops::Pool2dAttrs>(a);
+  b->padding = {pa.pads[2], pa.pads[3], pa.pads[6], pa.pads[7]};
+  b->count_include_pad = true;
+  ir::Expr out = ir::call(ops::OpCode::AvgPool2d, {pad->args[0]}, b);
+  return ir::type_equal(out->type, c.type) ? out : nullptr;
+}
+
 class Simplifier : public ir::ExprMutator {
  protected:
   ir::Expr rewrite_call(const ir::Expr& orig, const ir::CallNode* c, std::vector<ir::Expr> args,
@@ -72,6 +94,8 @@ class Simplifier : public ir::ExprMutator {
       if (ir::Expr cut = conv_without_dead_taps(*c, args)) return cut;
     if (c->is_op() && c->op == ops::OpCode::ConvTranspose2d)
       if (ir::Expr conv = conv_transpose_as_conv(*c, args)) return conv;
+    if (c->is_op() && c->op == ops::OpCode::AvgPool2d)
+      if (ir::Expr pool = avg_pool_of_padding(*c, args)) return pool;
     return ExprMutator::rewrite_call(orig, c, std::move(args), std::move(callee));
   }
 };

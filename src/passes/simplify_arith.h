@@ -17,6 +17,8 @@ namespace sy::passes {
 //
 // nn.conv2d_transpose -> one nn.conv2d of its stride phases, interleaved and cropped
 // (conv_transpose_as_conv.h).
+//
+// nn.avg_pool2d of a zero nn.pad of the plane -> the pool with that padding, counted.
 ir::Module simplify_arith(const ir::Module& m);
 
 }  // namespace sy::passes
