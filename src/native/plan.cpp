@@ -272,15 +272,15 @@ class Planner {
       if (reads != 1) continue;
       share[static_cast<size_t>(v)] = u;
     }
-    // Concatenations in place: each input is planned inside the result (in_[u] = {result, byte
-    // offset}), the producers write their parts there, and the concatenation does not run. Only
-    // planned intermediates with no storage shared in place either way, and parts at whole
-    // cache lines; a value goes into one result only (the first concatenation that takes it).
+    // Concatenations in place: each input is planned inside the result (part_of[u] = {result,
+    // byte offset}), the producers write their parts there, and the concatenation does not
+    // run. Only planned intermediates with no storage shared in place either way, and parts at
+    // whole cache lines; a value goes into one result only (the first concatenation taking it).
     struct Part {
       int whole = -1;
       int64_t offset = 0;
     };
-    std::vector<Part> in_(p_.values.size());
+    std::vector<Part> part_of(p_.values.size());
     std::vector<char> shared(p_.values.size(), 0);
     for (size_t v = 0; v < p_.values.size(); ++v)
       if (share[v] >= 0) shared[v] = shared[static_cast<size_t>(share[v])] = 1;
@@ -292,28 +292,26 @@ class Planner {
     for (const auto& [ci, offsets] : concats_) {
       Call& c = p_.calls[static_cast<size_t>(ci)];
       const int w = c.outputs[0];
-      if (!planned(w) || in_[static_cast<size_t>(w)].whole >= 0) continue;
+      if (!planned(w)) continue;
       std::vector<int> parts;
       bool ok = true;
       for (size_t k = 0; k < c.inputs.size() && ok; ++k) {
         const int u = root(c.inputs[k]);
-        ok = planned(u) && in_[static_cast<size_t>(u)].whole < 0 && u != w && offsets[k] % kAlign == 0 &&
+        ok = planned(u) && part_of[static_cast<size_t>(u)].whole < 0 && u != w && offsets[k] % kAlign == 0 &&
              std::find(parts.begin(), parts.end(), u) == parts.end();
         parts.push_back(u);
       }
-      // A result that is itself a part of an earlier concatenation's result cannot take parts:
-      // checked above (in_[w]); one whose parts have parts of their own can.
-      if (!ok) continue;
-      for (size_t k = 0; k < parts.size(); ++k) in_[static_cast<size_t>(parts[k])] = {w, offsets[k]};
+      if (!ok) continue;  // (a part may hold parts of its own: nested concatenations)
+      for (size_t k = 0; k < parts.size(); ++k) part_of[static_cast<size_t>(parts[k])] = {w, offsets[k]};
       c.elided = true;
       --p_.kernel_launches;
     }
     // The outermost result that holds v, and v's byte offset in it.
     auto holder = [&](int v, int64_t* at) {
       *at = 0;
-      while (in_[static_cast<size_t>(v)].whole >= 0) {
-        *at += in_[static_cast<size_t>(v)].offset;
-        v = in_[static_cast<size_t>(v)].whole;
+      while (part_of[static_cast<size_t>(v)].whole >= 0) {
+        *at += part_of[static_cast<size_t>(v)].offset;
+        v = part_of[static_cast<size_t>(v)].whole;
       }
       return v;
     };
@@ -347,7 +345,7 @@ class Planner {
       from[h] = std::min(from[h], from[v]);
     }
     for (size_t v = 0; v < p_.values.size(); ++v)
-      if (to[v] >= 0 && share[v] < 0 && in_[v].whole < 0)
+      if (to[v] >= 0 && share[v] < 0 && part_of[v].whole < 0)
         bufs.push_back({static_cast<int>(v), aligned(std::max<int64_t>(p_.values[v].nbytes(), 1)), from[v], to[v]});
     std::vector<size_t> order(bufs.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -374,7 +372,7 @@ class Planner {
     for (size_t v = 0; v < p_.values.size(); ++v)
       if (share[v] >= 0) p_.values[v].offset = p_.values[static_cast<size_t>(owner(static_cast<int>(v)))].offset;
     for (size_t v = 0; v < p_.values.size(); ++v)
-      if (in_[v].whole >= 0) {
+      if (part_of[v].whole >= 0) {
         int64_t at = 0;
         const int h = holder(static_cast<int>(v), &at);
         p_.values[v].offset = p_.values[static_cast<size_t>(h)].offset + at;
