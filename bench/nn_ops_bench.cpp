@@ -46,10 +46,13 @@ struct Case {
   Shape input;
 };
 
-Case conv_case(const std::string& name, Shape x, Shape w, int64_t stride, int64_t pad, int64_t groups, bool relu) {
+// pad_w < 0: the same padding on both axes (Inception's 1x7 and 7x1 kernels pad one axis only).
+Case conv_case(const std::string& name, Shape x, Shape w, int64_t stride, int64_t pad, int64_t groups, bool relu,
+               int64_t pad_w = -1) {
+  if (pad_w < 0) pad_w = pad;
   ops::Conv2dAttrs a;
   a.strides = {stride, stride};
-  a.padding = {pad, pad, pad, pad};
+  a.padding = {pad, pad_w, pad, pad_w};
   a.groups = groups;
   ir::Expr xv = ir::var("x", ir::tensor_type(x, DType::f32));
   ir::Expr body = ir::call(ops::OpCode::Conv2d, {xv, ir::constant(random(w, 2)), ir::constant(random({w[0]}, 3))}, a);
@@ -57,22 +60,6 @@ Case conv_case(const std::string& name, Shape x, Shape w, int64_t stride, int64_
   const Shape& os = ir::shape_of(body);
   Case c{name, 2.0 * double(os[0] * os[1] * os[2] * os[3]) * double(w[1] * w[2] * w[3]), {}, x};
   c.module.functions["main"] = ir::function({xv}, body);
-  return c;
-}
-
-// A conv padded unequally along its axes (Inception's 1x7 and 7x1 kernels).
-Case conv_case_hw(const std::string& name, Shape x, Shape w, int64_t pad_h, int64_t pad_w) {
-  Case c = conv_case(name, std::move(x), std::move(w), 1, 0, 1, true);
-  ir::Expr& f = c.module.functions["main"];
-  const auto* fn = static_cast<const ir::FunctionNode*>(f.get());
-  const auto* relu = fn->body->as<ir::CallNode>();
-  const auto* conv = relu->args[0]->as<ir::CallNode>();
-  ops::Conv2dAttrs a = conv->attrs_as<ops::Conv2dAttrs>();
-  a.padding = {pad_h, pad_w, pad_h, pad_w};
-  ir::Expr body = ir::call(ops::OpCode::Relu, {ir::call(ops::OpCode::Conv2d, conv->args, a)});
-  const Shape& os = ir::shape_of(body);
-  c.flops = 2.0 * double(os[0] * os[1] * os[2] * os[3]) * double(c.input[1] * ir::shape_of(conv->args[1])[2] * ir::shape_of(conv->args[1])[3]);
-  f = ir::function(fn->params, body);
   return c;
 }
 
@@ -318,8 +305,15 @@ int main(int argc, char** argv) {
       conv_case("conv3x3 64->96 35x35 +relu", {1, 64, 35, 35}, {96, 64, 3, 3}, 1, 1, 1, true),
       conv_case("conv5x5 48->64 35x35 +relu", {1, 48, 35, 35}, {64, 48, 5, 5}, 1, 2, 1, true),
       conv_case("conv1x1 288->64 35x35 +relu", {1, 288, 35, 35}, {64, 288, 1, 1}, 1, 0, 1, true),
-      conv_case_hw("conv7x1 192->192 17x17 +relu", {1, 192, 17, 17}, {192, 192, 7, 1}, 3, 0),
-      conv_case_hw("conv1x7 160->160 17x17 +relu", {1, 160, 17, 17}, {160, 160, 1, 7}, 0, 3),
+      conv_case("conv7x1 192->192 17x17 +relu", {1, 192, 17, 17}, {192, 192, 7, 1}, 1, 3, 1, true, 0),
+      conv_case("conv1x7 160->160 17x17 +relu", {1, 160, 17, 17}, {160, 160, 1, 7}, 1, 0, 1, true, 3),
+      // A small YOLO-style detector's backbone: SiLU convs of few channels on large planes.
+      conv_silu_case("conv3x3 s2 3->16 256x256 +silu", {1, 3, 256, 256}, {16, 3, 3, 3}, 2, 1, 1),
+      conv_silu_case("conv3x3 s2 16->32 128x128 +silu", {1, 16, 128, 128}, {32, 16, 3, 3}, 2, 1, 1),
+      conv_silu_case("conv3x3 32->32 64x64 +silu", {1, 32, 64, 64}, {32, 32, 3, 3}, 1, 1, 1),
+      conv_silu_case("conv3x3 s2 32->64 64x64 +silu", {1, 32, 64, 64}, {64, 32, 3, 3}, 2, 1, 1),
+      conv_silu_case("conv3x3 64->64 32x32 +silu", {1, 64, 32, 32}, {64, 64, 3, 3}, 1, 1, 1),
+      conv_silu_case("conv3x3 128->64 32x32 +silu", {1, 128, 32, 32}, {64, 128, 3, 3}, 1, 1, 1),
       conv_case("depthwise3x3 32 112x112 +relu", {1, 32, 112, 112}, {32, 1, 3, 3}, 1, 1, 32, true),
       conv_case("depthwise3x3 s2 144 56x56", {1, 144, 56, 56}, {144, 1, 3, 3}, 2, 1, 144, true),
       conv_case("depthwise3x3 576 14x14", {1, 576, 14, 14}, {576, 1, 3, 3}, 1, 1, 576, true),
