@@ -177,7 +177,7 @@ std::vector<const topi::OpImpl*> chain_implementations(const Graph& g, const tar
     }
   }
   // Chains: the calls connected through values they could pass in their layout, where one of
-  // them links. Then, until none changes: a linking call whose data comes plain or whose result
+  // them links or pairs. Then, until none changes: a linking call whose data comes plain or whose result
   // goes plain would reorder inside, a lane at a time, at a cost larger than what it saves; it
   // leaves the chain, and so does a joining call that would keep neither its data nor its result.
   std::vector<size_t> comp(n);
@@ -187,11 +187,13 @@ std::vector<const topi::OpImpl*> chain_implementations(const Graph& g, const tar
     if (impl[i])
       for (const Graph::Use& u : g.uses[i])
         if (impl[u.call]) comp[root(i)] = root(u.call);
+  // Without a link, only the calls that pair stay: a joining call next to them would only move
+  // the reorder into a kernel that is no faster for it.
   std::vector<bool> has_link(n, false);
   for (size_t i = 0; i < n; ++i)
     if (impl[i] && role[i] == topi::ChainRole::Links) has_link[root(i)] = true;
   for (size_t i = 0; i < n; ++i)
-    if (impl[i] && !has_link[root(i)]) impl[i] = nullptr;
+    if (impl[i] && !has_link[root(i)] && role[i] != topi::ChainRole::Pairs) impl[i] = nullptr;
   std::vector<const topi::OpImpl*> out = impl;
   for (bool changed = true; changed;) {
     changed = false;

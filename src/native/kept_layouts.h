@@ -30,7 +30,8 @@ namespace sy::native {
 //
 // Where no record chose for a call, an implementation with a chain role (topi::ChainRole) is
 // taken along chains of calls that can all keep its layout (native NHWC along MobileNet's
-// depthwise and 1x1 convs), and only where it then keeps its data or its result.
+// depthwise and 1x1 convs, and between the 3x3 convs of few channels of a detector's backbone),
+// and only where it then keeps its data or its result.
 ir::Module keep_layouts(const ir::Module& fused, const target::Target& t, const strategy::Chooser& chooser,
                         bool keep_all = false);
 

@@ -108,8 +108,11 @@ te::Tensor nhwc_store(const te::Tensor& logical);
 // in chains of calls connected through values they can pass in the layout, where at least one
 // call links (Links: the implementation pays off only with its data and its result kept, e.g. a
 // depthwise conv in NHWC) and the others join (Joins: kept on at least one side). The layout is
-// kept from call to call and a reorder paid only at a chain's ends.
-enum class ChainRole { None, Joins, Links };
+// kept from call to call and a reorder paid only at a chain's ends. Pairs: the implementation is
+// faster than the default ones already when it keeps one side (a dense KxK conv of few channels
+// in NHWC); calls that pair form chains of their own, which nothing joins, and act as joining
+// ones in a chain with a link.
+enum class ChainRole { None, Joins, Links, Pairs };
 
 // One native implementation of an op (a compute and the schedule of a group anchored on it).
 // An op may have several (conv2d: flat, rows, blocked, depthwise, direct); which one a fused

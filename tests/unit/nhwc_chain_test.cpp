@@ -200,6 +200,38 @@ TEST(NhwcChain, ExcitationComputesItsSigmoidOncePerChannel) {
   }
 }
 
+TEST(NhwcChain, FewChannelKxKConvsPairWithoutRecords) {
+  // A detector's backbone in small: 3x3 convs of few channels (3 -> 16 -> 32 -> 32, two of them
+  // strided) keep NHWC between them with 16 lanes, where they run faster so even with only one
+  // side kept; the 1x1 conv after them and the wider 3x3 conv after that stay NCHW (nothing joins
+  // a chain without a depthwise link). With 8 lanes (AVX2) nothing pairs.
+  ir::Expr x = ir::var("x", ir::tensor_type({1, 3, 34, 34}, DType::f32));
+  ir::Expr a = silu(conv(x, 3, 16, 3, 2, 1, 51));    // 17x17
+  ir::Expr b = silu(conv(a, 16, 32, 3, 2, 1, 53));   // 9x9
+  ir::Expr c = silu(conv(b, 32, 32, 3, 1, 1, 55));
+  ir::Expr d = silu(conv(c, 32, 64, 1, 1, 1, 57));
+  ir::Expr e = silu(conv(d, 64, 128, 3, 1, 1, 59));
+  ir::Module m;
+  m.functions["main"] = ir::function({x}, e);
+  for (const target::Target& t : nativetest::host_and_avx2_targets()) {
+    native::CompileOptions o;
+    o.target = t;
+    native::Compiled nc = native::compile_native(m, o);
+    std::vector<std::string> kept;
+    for (const strategy::Choice& ch : nc.choices)
+      if (ch.implementation == "conv2d.nhwc") kept.push_back(ch.why.substr(ch.why.find("neighbours: ")));
+    if (t.vector_lanes() >= 16) {
+      // The stem reads the model's input plain; the third writes plain for the 1x1 conv.
+      EXPECT_EQ(kept, (std::vector<std::string>{"neighbours: nhwc out", "neighbours: nhwc in=0 out", "neighbours: nhwc in=0"}))
+          << t.str();
+    } else {
+      EXPECT_TRUE(kept.empty()) << t.str();
+    }
+    nativetest::expect_reference_values(m, nc, {topitest::random(DType::f32, {1, 3, 34, 34}, -1, 1, 61)},
+                                        "a few-channel backbone on " + t.str());
+  }
+}
+
 TEST(NhwcChain, OffAChainTheNchwImplementationsStay) {
   // A 3x3 conv between 1x1 convs (ResNet's bottleneck): no depthwise conv, no chain.
   ir::Expr x = ir::var("x", ir::tensor_type({1, 32, 14, 14}, DType::f32));
