@@ -117,6 +117,10 @@ struct LoadOptions {
   // Input name -> static shape: fixes symbolic dimensions of an ONNX model, or the batch, image
   // size or sequence length of a zoo model.
   std::map<std::string, std::vector<int64_t>> input_shapes;
+  // Input name -> the shape of the data that will be given for it (e.g. an .npy file's): fills
+  // the symbolic dimensions of an ONNX input that input_shapes does not name; its fixed
+  // dimensions must agree.
+  std::map<std::string, std::vector<int64_t>> data_shapes;
 };
 
 // A model as loaded, before compiling.

@@ -64,6 +64,7 @@ ir::Module load_unverified(const std::string& spec, const LoadOptions& opts) {
   }
   onnx::ImportOptions io;
   io.input_shapes = opts.input_shapes;
+  io.data_shapes = opts.data_shapes;
   Result<ir::Module> r = onnx::import_file(spec, io);
   if (!r) {
     // The importer's messages usually name the file already; make sure they always do.
@@ -86,6 +87,7 @@ ir::Module load_model(const std::string& spec, const LoadOptions& opts) {
 ir::Module load_onnx_bytes(const std::string& bytes, const LoadOptions& opts) {
   onnx::ImportOptions io;
   io.input_shapes = opts.input_shapes;
+  io.data_shapes = opts.data_shapes;
   Result<ir::Module> r = onnx::import_bytes(bytes, ".", io);
   if (!r) throw Error("ONNX model bytes: " + r.status().message());
   Status st = ir::verify(*r);

@@ -12,6 +12,9 @@ struct LoadOptions {
   // Input name -> full static shape. For ONNX: specialises symbolic dimensions; for the zoo:
   // changes batch/image size/sequence length; for .sy files: must equal the declared shape.
   std::map<std::string, Shape> input_shapes;
+  // Input name -> the shape of the data to be given for it: for ONNX, fills the symbolic
+  // dimensions of an input that input_shapes does not name (onnx::ImportOptions::data_shapes).
+  std::map<std::string, Shape> data_shapes;
   uint64_t zoo_seed = 0;
 };
 

@@ -84,6 +84,7 @@ std::shared_ptr<Compiled::Impl> finish(sy::runtime::CompiledModel m, sy::partiti
 sy::api::LoadOptions load_options(const LoadOptions& o) {
   sy::api::LoadOptions lo;
   for (const auto& [name, shape] : o.input_shapes) lo.input_shapes[name] = shape;
+  for (const auto& [name, shape] : o.data_shapes) lo.data_shapes[name] = shape;
   return lo;
 }
 

@@ -32,6 +32,25 @@ case "$3" in
     "$SY" run zoo:mlp --input input=x.npy --output-dir b2 --threads 1 >/dev/null
     cmp b1/logits.npy b2/logits.npy
     ;;
+  dynamic_shapes_from_npy)
+    # A model exported with symbolic dims runs on the data given: the .npy's shape fills them.
+    /usr/bin/python3 - <<'PY'
+import numpy as np, onnx
+from onnx import helper, numpy_helper, TensorProto
+w = np.arange(12, dtype=np.float32).reshape(4, 3) / 10
+g = helper.make_graph([helper.make_node("Relu", ["x"], ["r"]), helper.make_node("MatMul", ["r", "w"], ["y"])], "g",
+                      [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", "T", 4])],
+                      [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", "T", 3])], [numpy_helper.from_array(w, "w")])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), "dyn.onnx")
+x = np.random.default_rng(0).standard_normal((2, 5, 4)).astype(np.float32)
+np.save("x.npy", x); np.save("want.npy", np.maximum(x, 0) @ w); np.save("bad.npy", np.zeros((2, 5, 6), np.float32))
+PY
+    "$SY" run dyn.onnx --input x=x.npy --output-dir out >/dev/null
+    /usr/bin/python3 -c 'import numpy as np; y = np.load("out/y.npy"); w = np.load("want.npy"); assert y.shape == (2, 5, 3) and np.allclose(y, w, rtol=1e-6, atol=1e-6), (y.shape, abs(y - w).max())'
+    expect --exit 1 --stderr-lines 1 --stderr-has "--input-shape x=N,T,4 with a number for each of N, T" -- "$SY" compile dyn.onnx -o d.sya
+    expect --exit 1 --stderr-lines 1 --stderr-has "has shape (2, 5, 6); the model declares N,T,4: axis 2 must be 4" -- \
+      "$SY" run dyn.onnx --input x=bad.npy
+    ;;
   artifact_round_trip)
     # compile writes one artifact; run in a new process reproduces the in-process outputs bit for bit,
     # for the interpreted and the natively compiled form.

@@ -215,6 +215,39 @@ TEST(OnnxImport, SymbolicDimsNeedInputShape) {
   EXPECT_NE(error_of(b.import(opts)).find("'nope', which is not a graph input"), std::string::npos);
 }
 
+TEST(OnnxImport, SymbolicDimsTakeTheGivenDataShapes) {
+  // `run --input x=FILE.npy`: the file's shape fills the symbolic dims; the fixed ones must agree.
+  Model b;
+  b.input("x", {-1, 4}).output("y");
+  b.node("Relu", {"x"}, {"y"});
+  EXPECT_NE(error_of(b.import()).find("pass its full static shape: --input-shape x=batch,4 with a number for batch"),
+            std::string::npos)
+      << error_of(b.import());
+  sy::onnx::ImportOptions opts;
+  opts.data_shapes["x"] = {5, 4};
+  auto m = b.import(opts);
+  ASSERT_TRUE(m.is_ok()) << m.status().message();
+  EXPECT_EQ(ir::shape_of(m->main().body), (Shape{5, 4}));
+  opts.data_shapes["x"] = {5, 3};
+  EXPECT_EQ(error_of(b.import(opts)), "the data given for input 'x' has shape (5, 3); the model declares batch,4: axis 1 must be 4");
+  opts.data_shapes["x"] = {5, 4, 1};
+  EXPECT_EQ(error_of(b.import(opts)), "the data given for input 'x' has shape (5, 4, 1); the model declares batch,4");
+  // --input-shape wins over the data (whose shape is then checked when it is given).
+  opts.input_shapes["x"] = {2, 4};
+  m = b.import(opts);
+  ASSERT_TRUE(m.is_ok()) << m.status().message();
+  EXPECT_EQ(ir::shape_of(m->main().body), (Shape{2, 4}));
+  // A static input keeps its declared shape whatever the data says (the run then refuses the data).
+  Model f;
+  f.input("x", {3, 4}).output("y");
+  f.node("Relu", {"x"}, {"y"});
+  sy::onnx::ImportOptions d;
+  d.data_shapes["x"] = {5, 4};
+  m = f.import(d);
+  ASSERT_TRUE(m.is_ok()) << m.status().message();
+  EXPECT_EQ(ir::shape_of(m->main().body), (Shape{3, 4}));
+}
+
 TEST(OnnxImport, ZeroDimInputNeedsInputShape) {
   Model b;
   b.input("x", {0, 4}).output("y");

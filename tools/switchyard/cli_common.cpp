@@ -36,9 +36,11 @@ std::map<std::string, std::vector<int64_t>> input_shapes(const std::vector<std::
   return out;
 }
 
-Model load(const std::string& spec, const std::vector<std::string>& shapes) {
+Model load(const std::string& spec, const std::vector<std::string>& shapes,
+           const std::map<std::string, std::vector<int64_t>>& data_shapes) {
   LoadOptions opts;
   opts.input_shapes = input_shapes(shapes);
+  opts.data_shapes = data_shapes;
   Progress p;
   p.show("loading " + spec + " ...");
   if (is_artifact(spec)) {

@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -50,7 +51,8 @@ class Progress {
 std::map<std::string, std::vector<int64_t>> input_shapes(const std::vector<std::string>& texts);
 
 // Loads spec (a model, or an artifact's compiled graph) with the --input-shape texts applied.
-Model load(const std::string& spec, const std::vector<std::string>& input_shapes);
+Model load(const std::string& spec, const std::vector<std::string>& input_shapes,
+           const std::map<std::string, std::vector<int64_t>>& data_shapes = {});
 
 std::string with_commas(int64_t v);            // 25557032 -> "25,557,032"
 std::string si(double v, const char* unit);    // 25557032, "" -> "25.6 M"; 8.2e9, "FLOP" -> "8.21 GFLOP"

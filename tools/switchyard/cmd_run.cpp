@@ -47,7 +47,11 @@ int run_run(const RunArgs& a) {
     cm = Compiled::load(a.model);
     executor = "artifact";
   } else {
-    Model m = load(a.model, a.input_shapes);
+    // The --input files' shapes fill a model's symbolic dimensions (a model exported with a
+    // dynamic batch runs on the data given without --input-shape).
+    std::map<std::string, std::vector<int64_t>> data_shapes;
+    for (const auto& [name, path] : files) data_shapes[name] = Tensor::load_npy(path).shape();
+    Model m = load(a.model, a.input_shapes, data_shapes);
     Progress progress;
     CompileOptions opts = compile_options(a.backends, a.target, a.records, a.threads);
     opts.progress = [&](const std::string& s) { progress.show(s); };

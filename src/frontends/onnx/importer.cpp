@@ -4,6 +4,7 @@
 #include <cstring>
 #include <string_view>
 
+#include <algorithm>
 #include <climits>
 #include <filesystem>
 #include <fstream>
@@ -15,6 +16,7 @@
 #include "frontends/onnx/model_parse.h"
 #include "frontends/onnx/tensor_proto.h"
 #include "onnx/onnx.pb.h"
+#include "support/join.h"
 #include "support/mapped_file.h"
 #include "support/shape_limits.h"
 #include "support/tensor_storage.h"
@@ -112,15 +114,39 @@ ir::Type input_type(const ::onnx::ValueInfoProto& vi, const ImportOptions& opts)
                   " dimensions, the model declares " + std::to_string(tt.shape().dim_size()));
     return ir::tensor_type(given->second, *dt);
   }
-  // The hint shows the known dims with 1 for each unknown one.
-  std::string example;
+  // The declared shape, a symbolic dimension by its name ("?" if it has none): the hint asks for
+  // a number in its place. (Guessing 1 for each suggested a 1x1 image.)
+  std::string declared;
+  std::vector<std::string> unknown;
   for (int i = 0; tt.has_shape() && i < tt.shape().dim_size(); ++i) {
     const auto& d = tt.shape().dim(i);
-    if (i) example += ',';  // appended separately: "," + std::string trips GCC 12's -Wrestrict
-    example += std::to_string(d.has_dim_value() && d.dim_value() > 0 ? d.dim_value() : 1);
+    if (i) declared += ',';  // appended separately: "," + std::string trips GCC 12's -Wrestrict
+    if (d.has_dim_value() && d.dim_value() > 0) {
+      declared += std::to_string(d.dim_value());
+      continue;
+    }
+    const std::string sym = d.has_dim_param() && !d.dim_param().empty() ? d.dim_param() : "?";
+    declared += sym;
+    if (std::find(unknown.begin(), unknown.end(), sym) == unknown.end()) unknown.push_back(sym);
   }
-  if (example.empty()) example = "1,3,224,224";
-  std::string hint = "; pass --input-shape " + name + "=" + example + " (its full static shape)";
+  if (tt.has_shape()) {
+    auto data = opts.data_shapes.find(name);
+    if (data != opts.data_shapes.end() && !unknown.empty()) {
+      const Shape& ds = data->second;
+      if (static_cast<int>(ds.size()) != tt.shape().dim_size())
+        throw Error("the data given for input '" + name + "' has shape " + shape_str(ds) + "; the model declares " + declared);
+      for (int i = 0; i < tt.shape().dim_size(); ++i) {
+        const auto& d = tt.shape().dim(i);
+        if (d.has_dim_value() && d.dim_value() > 0 && d.dim_value() != ds[static_cast<size_t>(i)])
+          throw Error("the data given for input '" + name + "' has shape " + shape_str(ds) + "; the model declares " + declared +
+                      ": axis " + std::to_string(i) + " must be " + std::to_string(d.dim_value()));
+      }
+      if (!shape_within_limits(ds)) throw Error("the data given for input '" + name + "' is too large (over 2^56 elements)");
+      return ir::tensor_type(ds, *dt);
+    }
+  }
+  std::string hint = "; pass its full static shape: --input-shape " + name + "=" + (declared.empty() ? "1,3,224,224" : declared);
+  if (!unknown.empty()) hint += " with a number for " + std::string(unknown.size() == 1 ? "" : "each of ") + join(unknown, ", ");
   if (!tt.has_shape()) throw Error("graph input '" + name + "' has no shape" + hint);
   Shape shape;
   for (int i = 0; i < tt.shape().dim_size(); ++i) {

@@ -12,6 +12,10 @@ namespace sy::onnx {
 struct ImportOptions {
   // Specialises symbolic (or overrides) input dimensions: input name -> full static shape.
   std::map<std::string, Shape> input_shapes;
+  // The shapes of the data to be given for inputs (`run --input NAME=FILE.npy`): where
+  // input_shapes names none, an input's symbolic dimensions take the data's; its fixed
+  // dimensions and its rank must agree (else an error saying which axis).
+  std::map<std::string, Shape> data_shapes;
   // Files larger than this are refused with a clear error (protobuf's own limit is 2 GiB).
   size_t max_model_bytes = size_t{2000} << 20;
   // Binds graph inputs to fixed values: they become Constant nodes instead of parameters (as
