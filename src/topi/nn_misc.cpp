@@ -103,6 +103,18 @@ struct AxisTaps {
 };
 
 AxisTaps axis_taps(const ops::Resize2dAttrs& a, Expr o, int64_t in_len, int64_t out_len) {
+  // PyTorch's nearest upsampling by a whole factor k (asymmetric, floor): floor(o / k) in f64 is
+  // o / k exactly (k is exact in f64, and a quotient that is not whole is at least 1/k from the
+  // next integer). An integer index lets the kernel inline the resize into its consumer; the
+  // f64 floor is a math call, which made schedule_injective compute the resized map whole
+  // first (YOLO's 2x upsampling before a concatenation: a 256 KB buffer and a copy).
+  if (a.mode == "nearest" && a.nearest_mode == "floor" && a.coordinate_transformation_mode == "asymmetric" &&
+      out_len % in_len == 0) {
+    AxisTaps t;
+    t.idx = {out_len == in_len ? o : o / (out_len / in_len)};
+    t.w = {dconst(1.0)};
+    return t;
+  }
   Expr x = source_coordinate(o, in_len, out_len, a.coordinate_transformation_mode);
   Expr fl = dfloor(x);
   Expr r = x - fl;

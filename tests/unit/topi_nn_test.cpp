@@ -258,6 +258,9 @@ TEST(TopiNnMisc, Resize) {
   };
   for (const Case& c : std::vector<Case>{{"nearest", "half_pixel", "round_prefer_floor", {7, 11}},
                                           {"nearest", "asymmetric", "floor", {3, 4}},
+                                          // Whole factors (integer indices), one axis kept.
+                                          {"nearest", "asymmetric", "floor", {10, 18}},
+                                          {"nearest", "asymmetric", "floor", {15, 6}},
                                           {"nearest", "half_pixel", "round_prefer_ceil", {9, 13}},
                                           {"nearest", "align_corners", "ceil", {8, 3}},
                                           {"linear", "half_pixel", "", {9, 14}},
@@ -273,6 +276,29 @@ TEST(TopiNnMisc, Resize) {
     a.size = {c.size[0], c.size[1]};
     expect_native_matches_reference(OpCode::Resize2d, attrs(a), {rnd({1, 2, 5, 6}, 151)}, kRtol, kAtol);
   }
+}
+
+#include "compiled_vs_reference.h"
+
+TEST(TopiNnMisc, NearestUpsamplingByAWholeFactorInlinesIntoItsConsumer) {
+  // YOLO's neck: SiLU, a 2x nearest upsampling (as PyTorch exports it), a concatenation. The
+  // indices are integer: no f64 floor, and the resized map is not computed whole first.
+  ops::Resize2dAttrs a;
+  a.mode = "nearest";
+  a.coordinate_transformation_mode = "asymmetric";
+  a.nearest_mode = "floor";
+  a.size = {16, 16};
+  ir::Expr x = ir::var("x", ir::tensor_type({1, 8, 8, 8}, DType::f32));
+  ir::Expr y = ir::var("y", ir::tensor_type({1, 8, 16, 16}, DType::f32));
+  ir::Expr silu = ir::call(OpCode::Mul, {x, ir::call(OpCode::Sigmoid, {x})});
+  ops::AxisAttrs c;
+  c.axis = 1;
+  ir::Module m;
+  m.functions["main"] = ir::function({x, y}, ir::call(OpCode::Concat, {ir::call(OpCode::Resize2d, {silu}, attrs(a)), y}, attrs(c)));
+  native::Compiled nc = native::compile_native(m, native::CompileOptions{});
+  EXPECT_EQ(nc.generated_c.find("floor("), std::string::npos);
+  EXPECT_EQ(nc.generated_c.find("*)sy_alloc("), std::string::npos);  // no buffer of its own
+  nativetest::expect_reference_values(m, nc, {rnd({1, 8, 8, 8}, 161), rnd({1, 8, 16, 16}, 162)}, "upsampling and concatenation");
 }
 
 // ---- fused groups and pre-packed weights ----
