@@ -118,6 +118,24 @@ TEST(TirSimplify, LanesBelowTheRowGcdLeaveTheQuotient) {
   }
 }
 
+// topi's float -> integer conversion (NaN -> 0, saturated through int64) of a value clipped
+// into int32's range converts through int32, NaN made 0 by max and min (no select on data); a
+// value that may leave int32's range keeps the saturating form.
+TEST(TirSimplify, AClippedFloatConvertsThroughInt32) {
+  auto float_to_int = [](const Expr& v) {
+    const double two63 = 9223372036854775808.0;
+    Expr i = select(v < float_imm(-two63), int_imm(INT64_MIN), select(v >= float_imm(two63), int_imm(INT64_MAX), cast(DType::i64, v)));
+    return cast(DType::u8, select(call("isnan", DType::boolean, {v}), int_imm(0), i));
+  };
+  Expr x = var("x", DType::f32);
+  Expr clipped = min(float_imm(255.0), max(float_imm(0.0), x));
+  EXPECT_EQ(print_expr(simplify(float_to_int(clipped))),
+            "uint8(int32(max(min(255.0f, max(0.0f, x)), 0.0f) + min(min(255.0f, max(0.0f, x)), 0.0f)))");
+  EXPECT_EQ(print_expr(simplify(float_to_int(min(float_imm(127.0), max(float_imm(-128.0), x))))).find("isnan"), std::string::npos);
+  for (const Expr& wide : {x, min(float_imm(3e9), max(float_imm(0.0), x)), max(float_imm(0.0), x)})
+    EXPECT_NE(print_expr(simplify(float_to_int(wide))).find("isnan"), std::string::npos) << print_expr(wide);
+}
+
 TEST(TirSimplify, LoopsOfOneIterationAndDecidedBranches) {
   Expr i = var("i"), j = var("j");
   Buffer b = buffer("B", DType::f32, {16});

@@ -5,6 +5,7 @@
 
 #include <limits>
 
+#include "compiled_vs_reference.h"
 #include "native_op_test_util.h"
 #include "ops/attrs.h"
 #include "ops/op.h"
@@ -162,6 +163,38 @@ TEST(TopiElementwise, CastEveryPair) {
     }
   }
   expect_native_cases_match_reference(cases);
+}
+
+// A quantizer's clip, cast and dequantizing cast fused into one kernel, the clip's bounds inside
+// int32 or not, against the reference on ordinary values and specials (NaN -> 0, -0, ties). The
+// kernels inside int32 convert through int32 with no select on data, so the C generator keeps
+// loop if-conversion for them (TirSimplify.AClippedFloatConvertsThroughInt32).
+TEST(TopiElementwise, ClippedCastsFusedAsAQuantizerWrites) {
+  std::vector<double> xs = {0, 1, -1, 2.7, -2.7, 127.5, 128, -129, 254.5, 255.4, 256, 300.5, -70000.25, 3e9, -3e9, 5e9};
+  xs.insert(xs.end(), kSpecials.begin(), kSpecials.end());
+  struct Case {
+    DType to;
+    double lo, hi;
+    bool narrowed;
+  };
+  for (const Case& c : {Case{DType::u8, 0, 255, true}, Case{DType::i8, -128, 127, true}, Case{DType::i32, -2147483648.0, 2147483520.0, true},
+                        Case{DType::i32, -3e9, 3e9, false}, Case{DType::i64, -4e9, 4e9, false}}) {
+    ops::ClipAttrs clip;
+    clip.min = c.lo;
+    clip.max = c.hi;
+    ops::CastAttrs to, back;
+    to.to = c.to;
+    back.to = DType::f32;
+    ir::Expr x = ir::var("x", ir::tensor_type({static_cast<int64_t>(xs.size())}, DType::f32));
+    ir::Module m;
+    m.functions["main"] = ir::function(
+        {x}, ir::call(OpCode::Cast, {ir::call(OpCode::Cast, {ir::call(OpCode::Clip, {x}, attrs(clip))}, attrs(to))}, attrs(back)));
+    native::Compiled nc = native::compile_native(m, native::CompileOptions{});
+    const std::string what = std::string(dtype_name(c.to)) + " clipped to [" + std::to_string(c.lo) + ", " + std::to_string(c.hi) + "]";
+    EXPECT_EQ(nc.generated_c.find("INT64_MIN") == std::string::npos, c.narrowed) << what;
+    EXPECT_EQ(nc.generated_c.find("no-tree-loop-if-convert") == std::string::npos, c.narrowed) << what;
+    nativetest::expect_reference_values(m, nc, {values(DType::f32, {static_cast<int64_t>(xs.size())}, xs)}, what);
+  }
 }
 
 TEST(TopiElementwise, BinaryArithmeticBroadcasting) {
