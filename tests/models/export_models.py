@@ -141,6 +141,48 @@ class RecurrentTagger(torch.nn.Module):
         return self.head(h)
 
 
+class FakeQuantCNN(torch.nn.Module):
+    """A quantized MobileNetV2 block in small as quantization-aware training leaves it: uint8
+    fake quantization of the activations (fixed scales and zero points) and int8 per-channel
+    fake quantization of the weights, their scales computed in the graph. The export is QDQ
+    (QuantizeLinear/DequantizeLinear pairs); PyTorch computes the same rounding in float."""
+
+    class Conv(torch.nn.Module):
+        def __init__(self, i, o, k, stride=1, groups=1, act=True):
+            super().__init__()
+            self.conv = torch.nn.Conv2d(i, o, k, stride, k // 2, groups=groups)
+            self.act = act
+
+        def forward(self, x):
+            c = self.conv
+            y = torch.nn.functional.conv2d(x, FakeQuantCNN.weight(c.weight), c.bias, c.stride, c.padding, groups=c.groups)
+            return torch.nn.functional.relu6(y) if self.act else y
+
+    @staticmethod
+    def weight(w):
+        s = (w.detach().abs().amax(dim=tuple(range(1, w.dim()))) / 127.0).clamp(min=1e-8)
+        return torch.fake_quantize_per_channel_affine(w, s, torch.zeros_like(s, dtype=torch.int32), 0, -128, 127)
+
+    @staticmethod
+    def act(x, lo, hi):
+        s = (hi - lo) / 255.0
+        return torch.fake_quantize_per_tensor_affine(x, s, int(round(-lo / s)), 0, 255)
+
+    def __init__(self):
+        super().__init__()
+        C = FakeQuantCNN.Conv
+        self.convs = torch.nn.ModuleList([C(3, 32, 3, 2), C(32, 32, 3, 1, 32), C(32, 16, 1, act=False), C(16, 96, 1),
+                                          C(96, 96, 3, 2, 96), C(96, 24, 1, act=False)])
+        self.ranges = [(-3, 3), (0, 6), (0, 6), (-8, 8), (0, 6), (0, 6)]
+        self.fc = torch.nn.Linear(24, 10)
+
+    def forward(self, x):
+        for conv, (lo, hi) in zip(self.convs, self.ranges):
+            x = conv(FakeQuantCNN.act(x, lo, hi))
+        x = FakeQuantCNN.act(x, -8, 8).mean((2, 3))
+        return torch.nn.functional.linear(x, FakeQuantCNN.weight(self.fc.weight), self.fc.bias)
+
+
 # name -> (builder, input shape, output name, opset, needs BN re-estimation)
 MODELS = {
     "resnet18": (lambda: build_torchvision("resnet18"), IMAGE, "logits", 13, True),
@@ -177,6 +219,8 @@ MODELS = {
     "unet": (UNet, (1, 3, 128, 128), "image", 14, False),
     # Recurrent layers (ONNX LSTM and GRU, unrolled over 40 steps by the importer).
     "recurrent_tagger": (RecurrentTagger, (1, 40), "tags", 14, False),
+    # Quantized (QDQ) as quantization-aware training exports it (uint8 activations, int8 weights).
+    "fake_quant_cnn": (FakeQuantCNN, (1, 3, 64, 64), "logits", 13, False),
     # Benchmark only (330 MB): a vision transformer, 12 layers of 768 wide attention on 197 tokens.
     "vit_b_16": (lambda: build_with_xavier_linears("vit_b_16"), IMAGE, "logits", 14, False),
 }
