@@ -177,9 +177,10 @@ std::vector<const topi::OpImpl*> chain_implementations(const Graph& g, const tar
     }
   }
   // Chains: the calls connected through values they could pass in their layout, where one of
-  // them links or pairs. Then, until none changes: a linking call whose data comes plain or whose result
-  // goes plain would reorder inside, a lane at a time, at a cost larger than what it saves; it
-  // leaves the chain, and so does a joining call that would keep neither its data nor its result.
+  // them links or pairs. Then, until none changes: a linking call whose data comes plain or
+  // whose result goes plain would reorder inside, a lane at a time, at a cost larger than what
+  // it saves; it leaves the chain, and so does a joining or pairing call that would keep neither
+  // its data nor its result.
   std::vector<size_t> comp(n);
   for (size_t i = 0; i < n; ++i) comp[i] = i;
   std::function<size_t(size_t)> root = [&](size_t i) { return comp[i] == i ? i : comp[i] = root(comp[i]); };

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
-#include <optional>
 
 #include "tir/functor.h"
 
@@ -133,8 +132,12 @@ Expr narrow_float_to_int(const Expr& e) {
     return e;
   const Expr& conv = hi->operands[2];
   if (conv->kind != ExprKind::Cast || conv->dtype != DType::i64 || !expr_equal(conv->operands[0], v)) return e;
+  // Both saturating arms out of v's reach, v inside int32.
   const auto [lo_v, hi_v] = float_bounds(v);
-  if (lo_v < -2147483648.0 || hi_v >= 2147483648.0) return e;
+  const Expr &below = lo->operands[0]->operands[1], &above = hi->operands[0]->operands[1];
+  if (below->kind != ExprKind::FloatImm || above->kind != ExprKind::FloatImm || below->float_value > lo_v ||
+      above->float_value <= hi_v || lo_v < -2147483648.0 || hi_v >= 2147483648.0)
+    return e;
   const Expr zero = const_of(v->dtype, 0);
   return cast(DType::i64, cast(DType::i32, max(v, zero) + min(v, zero)));
 }

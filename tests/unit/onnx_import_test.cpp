@@ -44,6 +44,12 @@ class Model {
     }
     return *this;
   }
+  Model& input_without_shape(const std::string& name) {
+    auto* vi = g_->add_input();
+    vi->set_name(name);
+    vi->mutable_type()->mutable_tensor_type()->set_elem_type(::onnx::TensorProto::FLOAT);
+    return *this;
+  }
   Model& output(const std::string& name) {
     g_->add_output()->set_name(name);
     return *this;
@@ -237,6 +243,16 @@ TEST(OnnxImport, SymbolicDimsTakeTheGivenDataShapes) {
   m = b.import(opts);
   ASSERT_TRUE(m.is_ok()) << m.status().message();
   EXPECT_EQ(ir::shape_of(m->main().body), (Shape{2, 4}));
+  // An input declared without any shape takes the data's.
+  Model u;
+  u.input_without_shape("x").output("y");
+  u.node("Relu", {"x"}, {"y"});
+  EXPECT_NE(error_of(u.import()).find("graph input 'x' has no shape"), std::string::npos);
+  sy::onnx::ImportOptions ud;
+  ud.data_shapes["x"] = {2, 3, 5};
+  m = u.import(ud);
+  ASSERT_TRUE(m.is_ok()) << m.status().message();
+  EXPECT_EQ(ir::shape_of(m->main().body), (Shape{2, 3, 5}));
   // A static input keeps its declared shape whatever the data says (the run then refuses the data).
   Model f;
   f.input("x", {3, 4}).output("y");

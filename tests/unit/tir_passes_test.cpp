@@ -134,6 +134,10 @@ TEST(TirSimplify, AClippedFloatConvertsThroughInt32) {
   EXPECT_EQ(print_expr(simplify(float_to_int(min(float_imm(127.0), max(float_imm(-128.0), x))))).find("isnan"), std::string::npos);
   for (const Expr& wide : {x, min(float_imm(3e9), max(float_imm(0.0), x)), max(float_imm(0.0), x)})
     EXPECT_NE(print_expr(simplify(float_to_int(wide))).find("isnan"), std::string::npos) << print_expr(wide);
+  // Another select of the same shape whose arms v can reach stays.
+  Expr reachable = select(call("isnan", DType::boolean, {clipped}), int_imm(0),
+                          select(clipped < float_imm(10.0), int_imm(7), select(clipped >= float_imm(1e10), int_imm(8), cast(DType::i64, clipped))));
+  EXPECT_NE(print_expr(simplify(reachable)).find("isnan"), std::string::npos);
 }
 
 TEST(TirSimplify, LoopsOfOneIterationAndDecidedBranches) {

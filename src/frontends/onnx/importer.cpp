@@ -129,6 +129,10 @@ ir::Type input_type(const ::onnx::ValueInfoProto& vi, const ImportOptions& opts)
     declared += sym;
     if (std::find(unknown.begin(), unknown.end(), sym) == unknown.end()) unknown.push_back(sym);
   }
+  if (auto data = opts.data_shapes.find(name); data != opts.data_shapes.end() && !tt.has_shape()) {
+    if (!shape_within_limits(data->second)) throw Error("the data given for input '" + name + "' is too large (over 2^56 elements)");
+    return ir::tensor_type(data->second, *dt);
+  }
   if (tt.has_shape()) {
     auto data = opts.data_shapes.find(name);
     if (data != opts.data_shapes.end() && !unknown.empty()) {
