@@ -221,6 +221,25 @@ TEST(OnnxImport, SymbolicDimsNeedInputShape) {
   EXPECT_NE(error_of(b.import(opts)).find("'nope', which is not a graph input"), std::string::npos);
 }
 
+TEST(OnnxImport, EveryInputThatNeedsAShapeInOneError) {
+  // A BERT's ids, mask and token types: one line for all three, not one run per input.
+  Model b;
+  b.input("ids", {-1, 4}).input("mask", {-1, 4}).input("types", {-1, 0}).output("y");
+  b.node("Add", {"ids", "mask"}, {"s"});
+  b.node("Add", {"s", "types"}, {"y"});
+  EXPECT_EQ(error_of(b.import()),
+            "3 graph inputs have symbolic or unknown dimensions; pass their full static shapes: --input-shape ids=batch,4 "
+            "--input-shape mask=batch,4 --input-shape types=batch,? with a number for each of batch, ?");
+  sy::onnx::ImportOptions opts;
+  opts.input_shapes["ids"] = {2, 4};
+  opts.data_shapes["types"] = {2, 4};
+  EXPECT_NE(error_of(b.import(opts)).find("graph input 'mask' has symbolic dimension 'batch' at axis 0"), std::string::npos);
+  opts.input_shapes["mask"] = {2, 4};
+  auto m = b.import(opts);
+  ASSERT_TRUE(m.is_ok()) << m.status().message();
+  EXPECT_EQ(ir::shape_of(m->main().body), (Shape{2, 4}));
+}
+
 TEST(OnnxImport, SymbolicDimsTakeTheGivenDataShapes) {
   // `run --input x=FILE.npy`: the file's shape fills the symbolic dims; the fixed ones must agree.
   Model b;

@@ -89,6 +89,15 @@ void check_all_ops_supported(const ::onnx::GraphProto& g, int64_t opset) {
   throw Error(os.str());
 }
 
+// A graph input whose shape has symbolic or unknown dimensions and no --input-shape or data to
+// fix them: its declared shape with the symbols ("N,3,H,W") and the symbols to give numbers for.
+struct NeedsShape : Error {
+  NeedsShape(const std::string& message, std::string in, std::string decl, std::vector<std::string> unk)
+      : Error(message), input(std::move(in)), declared(std::move(decl)), unknown(std::move(unk)) {}
+  std::string input, declared;
+  std::vector<std::string> unknown;
+};
+
 // The static type of a graph input, specialised by the user's --input-shape.
 ir::Type input_type(const ::onnx::ValueInfoProto& vi, const ImportOptions& opts) {
   const std::string& name = vi.name();
@@ -151,7 +160,7 @@ ir::Type input_type(const ::onnx::ValueInfoProto& vi, const ImportOptions& opts)
   }
   std::string hint = "; pass its full static shape: --input-shape " + name + "=" + (declared.empty() ? "1,3,224,224" : declared);
   if (!unknown.empty()) hint += " with a number for " + std::string(unknown.size() == 1 ? "" : "each of ") + join(unknown, ", ");
-  if (!tt.has_shape()) throw Error("graph input '" + name + "' has no shape" + hint);
+  if (!tt.has_shape()) throw NeedsShape("graph input '" + name + "' has no shape" + hint, name, "...", {});
   Shape shape;
   for (int i = 0; i < tt.shape().dim_size(); ++i) {
     const auto& d = tt.shape().dim(i);
@@ -162,7 +171,7 @@ ir::Type input_type(const ::onnx::ValueInfoProto& vi, const ImportOptions& opts)
     std::string what = d.has_dim_param() && !d.dim_param().empty() ? "symbolic dimension '" + d.dim_param() + "'"
                        : d.has_dim_value()                         ? "dimension " + std::to_string(d.dim_value())
                                                                    : "unknown dimension";
-    throw Error("graph input '" + name + "' has " + what + " at axis " + std::to_string(i) + hint);
+    throw NeedsShape("graph input '" + name + "' has " + what + " at axis " + std::to_string(i) + hint, name, declared, unknown);
   }
   if (!shape_within_limits(shape))
     throw Error("graph input '" + name + "' has shape " + shape_str(shape) + ", too large (over 2^56 elements)");
@@ -213,6 +222,7 @@ class GraphImporter {
 
   std::vector<ir::Expr> add_inputs() {
     std::vector<ir::Expr> params;
+    std::vector<NeedsShape> needs;
     std::set<std::string> names;
     for (const auto& vi : g_.input()) {
       const std::string& name = vi.name();
@@ -230,9 +240,28 @@ class GraphImporter {
         env_[name] = ir::constant(bound->second);
         continue;
       }
-      ir::Expr v = ir::var(name, input_type(vi, opts_));
+      ir::Type t;
+      try {
+        t = input_type(vi, opts_);
+      } catch (const NeedsShape& e) {
+        // Every input that needs a shape, in one line (a BERT's ids, mask and token types).
+        needs.push_back(e);
+        continue;
+      }
+      ir::Expr v = ir::var(name, t);
       env_[name] = v;
       params.push_back(v);
+    }
+    if (needs.size() == 1) throw Error(needs[0].what());
+    if (needs.size() > 1) {
+      std::vector<std::string> flags, unknown;
+      for (const NeedsShape& n : needs) {
+        flags.push_back("--input-shape " + n.input + "=" + n.declared);
+        for (const std::string& u : n.unknown)
+          if (std::find(unknown.begin(), unknown.end(), u) == unknown.end()) unknown.push_back(u);
+      }
+      throw Error(std::to_string(needs.size()) + " graph inputs have symbolic or unknown dimensions; pass their full static shapes: " +
+                  join(flags, " ") + (unknown.empty() ? "" : " with a number for each of " + join(unknown, ", ")));
     }
     for (const auto& [name, shape] : opts_.input_shapes)
       if (!names.count(name)) throw Error("--input-shape given for '" + name + "', which is not a graph input" + input_list());
