@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <optional>
 
 #include "tir/functor.h"
 
@@ -140,6 +141,43 @@ Expr narrow_float_to_int(const Expr& e) {
     return e;
   const Expr zero = const_of(v->dtype, 0);
   return cast(DType::i64, cast(DType::i32, max(v, zero) + min(v, zero)));
+}
+
+// The values of an integer type (int64 short of its ends: doubles cannot hold them).
+std::pair<double, double> int_range(DType t) {
+  switch (t) {
+    case DType::u8: return {0.0, 255.0};
+    case DType::i8: return {-128.0, 127.0};
+    case DType::i16: return {-32768.0, 32767.0};
+    case DType::i32: return {-2147483648.0, 2147483647.0};
+    default: return {-9.2e18, 9.2e18};
+  }
+}
+
+// Bounds of an integer expression's values where the narrowing rules can vouch for them: a float
+// converted by narrow_float_to_int (max(v, 0) + min(v, 0) cannot be NaN) within v's bounds, an
+// integer widened from a narrower type, a constant. nullopt otherwise.
+std::optional<std::pair<double, double>> int_value_bounds(const Expr& e) {
+  if (e->kind == ExprKind::IntImm) return std::pair<double, double>(double(e->int_value), double(e->int_value));
+  if (e->kind != ExprKind::Cast || !is_integer(e->dtype)) return std::nullopt;
+  const Expr& a = e->operands[0];
+  if (is_integer(a->dtype)) {
+    auto b = int_value_bounds(a);
+    if (!b) b = int_range(a->dtype);
+    const auto r = int_range(e->dtype);
+    if (b->first >= r.first && b->second <= r.second) return b;
+    return std::nullopt;
+  }
+  const bool nan_free = a->kind == ExprKind::Add && a->operands[0]->kind == ExprKind::Max &&
+                        a->operands[1]->kind == ExprKind::Min && is_const_value(a->operands[0]->operands[1], 0) &&
+                        is_const_value(a->operands[1]->operands[1], 0) &&
+                        expr_equal(a->operands[0]->operands[0], a->operands[1]->operands[0]);
+  if (!is_float(a->dtype) || !nan_free) return std::nullopt;
+  const auto [lo, hi] = float_bounds(a->operands[0]->operands[0]);
+  const double t_lo = std::trunc(std::min(lo, 0.0)), t_hi = std::trunc(std::max(hi, 0.0));
+  const auto r = int_range(e->dtype);
+  if (!(t_lo >= r.first && t_hi <= r.second)) return std::nullopt;
+  return std::pair<double, double>(t_lo, t_hi);
 }
 
 Expr rewrite(const Expr& in, const RangeMap& ranges) {
@@ -285,6 +323,16 @@ Expr rewrite(const Expr& in, const RangeMap& ranges) {
       if (o[0]->kind == ExprKind::Cast && o[0]->dtype == DType::i64 && o[0]->operands[0]->dtype == DType::i32 &&
           is_integer(e->dtype) && dtype_size(e->dtype) <= 4)
         return cast(e->dtype, o[0]->operands[0]);
+      // (T)(N)x == (T)x for an integer x within the narrow integer type N: a quantizer's
+      // (float)(uint8)(int32)v. The byte in between made GCC vectorize the whole loop with
+      // 16-byte vectors (a 16-iteration loop cannot fill 64 byte lanes), every float op in xmm:
+      // a quantized MobileNetV2's 1x1 convs ran at 40-60% of their float32 speed.
+      if (o[0]->kind == ExprKind::Cast && is_integer(o[0]->dtype) && is_integer(o[0]->operands[0]->dtype) &&
+          e->dtype != DType::boolean) {
+        const auto b = int_value_bounds(o[0]->operands[0]);
+        const auto r = int_range(o[0]->dtype);
+        if (b && b->first >= r.first && b->second <= r.second) return cast(e->dtype, o[0]->operands[0]);
+      }
       return e;
     default: return e;
   }

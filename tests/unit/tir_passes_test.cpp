@@ -140,6 +140,25 @@ TEST(TirSimplify, AClippedFloatConvertsThroughInt32) {
   EXPECT_NE(print_expr(simplify(reachable)).find("isnan"), std::string::npos);
 }
 
+TEST(TirSimplify, ANarrowIntegerCastGoesWhereTheValueFitsIt) {
+  Expr x = var("x", DType::f32);
+  auto through_int32 = [](const Expr& v) { return cast(DType::i32, max(v, float_imm(0.0)) + min(v, float_imm(0.0))); };
+  Expr byte = through_int32(min(float_imm(255.0), max(float_imm(0.0), x)));
+  EXPECT_EQ(print_expr(simplify(cast(DType::f32, cast(DType::u8, byte)))),
+            "float32(int32(max(min(255.0f, max(0.0f, x)), 0.0f) + min(min(255.0f, max(0.0f, x)), 0.0f)))");
+  // The byte stays where it is stored, where the value can leave its range, and where NaN could
+  // reach the conversion (int32(NaN) is INT32_MIN on x86; uint8 of that is 0).
+  EXPECT_EQ(simplify(cast(DType::u8, byte))->dtype, DType::u8);
+  for (const Expr& v : {through_int32(min(float_imm(256.0), max(float_imm(0.0), x))), through_int32(min(float_imm(255.0), max(float_imm(-1.0), x))),
+                        cast(DType::i32, min(float_imm(255.0), max(float_imm(0.0), x))), var("i", DType::i32)})
+    EXPECT_NE(print_expr(simplify(cast(DType::f32, cast(DType::u8, v)))).find("uint8("), std::string::npos) << print_expr(v);
+  // Integers: a uint8 b widened to int32 fits int16; an int8 c does not fit uint8.
+  Expr b = var("b", DType::u8), c = var("c", DType::i8);
+  EXPECT_EQ(print_expr(simplify(cast(DType::i32, cast(DType::i16, cast(DType::i32, b))))), "int32(b)");
+  EXPECT_EQ(print_expr(simplify(cast(DType::i32, cast(DType::u8, cast(DType::i32, c))))), "int32(uint8(int32(c)))");
+  EXPECT_EQ(print_expr(simplify(cast(DType::i32, cast(DType::u8, cast(DType::i16, c))))), "int32(uint8(int16(c)))");
+}
+
 TEST(TirSimplify, LoopsOfOneIterationAndDecidedBranches) {
   Expr i = var("i"), j = var("j");
   Buffer b = buffer("B", DType::f32, {16});
