@@ -102,6 +102,12 @@ std::pair<double, double> float_bounds(const Expr& e) {
       if (e->kind == ExprKind::Min) return {std::min(a.first, b.first), std::min(a.second, b.second)};
       return {std::max(a.first, b.first), std::max(a.second, b.second)};
     }
+    case ExprKind::Add: {
+      const auto a = float_bounds(e->operands[0]), b = float_bounds(e->operands[1]);
+      const double lo = a.first + b.first, hi = a.second + b.second;
+      if (std::isnan(lo) || std::isnan(hi)) return {-inf, inf};
+      return {lo, hi};
+    }
     case ExprKind::Cast: {
       const DType from = e->operands[0]->dtype;
       if (from == DType::u8) return {0.0, 255.0};
@@ -117,8 +123,8 @@ std::pair<double, double> float_bounds(const Expr& e) {
 // The reference's float -> integer conversion, as topi writes it (NaN -> 0, saturated to int64):
 // select(isnan(v), 0, select(v < -2^63, INT64_MIN, select(v >= 2^63, INT64_MAX, (int64)v))).
 // Where v's values lie within int32 (a quantizer's clip to [0, 255]), it converts through int32,
-// and NaN becomes 0 as max(v, 0) + min(v, 0) (NaN fails both comparisons; any other v is
-// unchanged): no select on data, which made the C generator build the kernel without loop
+// and NaN becomes 0 as max(v, 0) + min(v, 0), or max(v, 0) for a v that cannot be negative (NaN
+// fails the comparisons; any other v is unchanged): no select on data, which made the C generator build the kernel without loop
 // if-conversion, and no int64 conversion, which AVX2 has no vector instruction for. A quantized
 // MobileNetV2's convs with their quantize-dequantize epilogue ran at 7-48 GFLOP/s.
 Expr narrow_float_to_int(const Expr& e) {
@@ -139,7 +145,10 @@ Expr narrow_float_to_int(const Expr& e) {
   if (below->kind != ExprKind::FloatImm || above->kind != ExprKind::FloatImm || below->float_value > lo_v ||
       above->float_value <= hi_v || lo_v < -2147483648.0 || hi_v >= 2147483648.0)
     return e;
+  // Where v cannot be negative, max(v, 0) alone makes NaN 0 (two vector operations fewer per
+  // element in a quantizer's epilogue).
   const Expr zero = const_of(v->dtype, 0);
+  if (lo_v >= 0) return cast(DType::i64, cast(DType::i32, max(v, zero)));
   return cast(DType::i64, cast(DType::i32, max(v, zero) + min(v, zero)));
 }
 
@@ -154,9 +163,26 @@ std::pair<double, double> int_range(DType t) {
   }
 }
 
+// Whether float e cannot be NaN: a constant, or min/max whose second operand cannot be (every
+// code generator's min/max gives the second operand when the comparison is unordered), or a sum
+// of such with finite bounds (inf + -inf is NaN).
+bool nan_free(const Expr& e) {
+  switch (e->kind) {
+    case ExprKind::FloatImm: return !std::isnan(e->float_value);
+    case ExprKind::Min:
+    case ExprKind::Max: return nan_free(e->operands[1]);
+    case ExprKind::Add: {
+      const auto a = float_bounds(e->operands[0]), b = float_bounds(e->operands[1]);
+      return nan_free(e->operands[0]) && nan_free(e->operands[1]) && std::isfinite(a.first) && std::isfinite(a.second) &&
+             std::isfinite(b.first) && std::isfinite(b.second);
+    }
+    default: return false;
+  }
+}
+
 // Bounds of an integer expression's values where the narrowing rules can vouch for them: a float
-// converted by narrow_float_to_int (max(v, 0) + min(v, 0) cannot be NaN) within v's bounds, an
-// integer widened from a narrower type, a constant. nullopt otherwise.
+// that cannot be NaN converted within its bounds (as narrow_float_to_int writes it), an integer
+// widened from a narrower type, a constant. nullopt otherwise.
 std::optional<std::pair<double, double>> int_value_bounds(const Expr& e) {
   if (e->kind == ExprKind::IntImm) return std::pair<double, double>(double(e->int_value), double(e->int_value));
   if (e->kind != ExprKind::Cast || !is_integer(e->dtype)) return std::nullopt;
@@ -168,13 +194,9 @@ std::optional<std::pair<double, double>> int_value_bounds(const Expr& e) {
     if (b->first >= r.first && b->second <= r.second) return b;
     return std::nullopt;
   }
-  const bool nan_free = a->kind == ExprKind::Add && a->operands[0]->kind == ExprKind::Max &&
-                        a->operands[1]->kind == ExprKind::Min && is_const_value(a->operands[0]->operands[1], 0) &&
-                        is_const_value(a->operands[1]->operands[1], 0) &&
-                        expr_equal(a->operands[0]->operands[0], a->operands[1]->operands[0]);
-  if (!is_float(a->dtype) || !nan_free) return std::nullopt;
-  const auto [lo, hi] = float_bounds(a->operands[0]->operands[0]);
-  const double t_lo = std::trunc(std::min(lo, 0.0)), t_hi = std::trunc(std::max(hi, 0.0));
+  if (!is_float(a->dtype) || !nan_free(a)) return std::nullopt;
+  const auto [lo, hi] = float_bounds(a);
+  const double t_lo = std::trunc(lo), t_hi = std::trunc(hi);
   const auto r = int_range(e->dtype);
   if (!(t_lo >= r.first && t_hi <= r.second)) return std::nullopt;
   return std::pair<double, double>(t_lo, t_hi);
