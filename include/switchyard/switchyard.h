@@ -342,6 +342,21 @@ struct ZooModel {
 };
 SWITCHYARD_API std::vector<ZooModel> zoo_models();
 
+// An ONNX file's graph inputs (initializers aside) and outputs as it declares them, each
+// dimension a number or its symbol ("N"; "?" when unnamed): what a model with dynamic shapes,
+// which Model::load refuses without them, needs LoadOptions::input_shapes for.
+struct DeclaredTensor {
+  std::string name;
+  std::string dtype;              // "float32", ...; ONNX's name for a type Switchyard does not take
+  std::vector<std::string> dims;  // empty with has_shape false: no shape declared
+  bool has_shape = false;
+  bool is_static = false;         // every dimension a number
+};
+struct DeclaredInterface {
+  std::vector<DeclaredTensor> inputs, outputs;
+};
+SWITCHYARD_API DeclaredInterface onnx_interface(const std::string& path);
+
 // Whether a file is a compiled artifact (Compiled::load) rather than a model (Model::load).
 SWITCHYARD_API bool is_artifact(const std::string& path);
 

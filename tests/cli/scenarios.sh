@@ -50,6 +50,16 @@ PY
     expect --exit 1 --stderr-lines 1 --stderr-has "--input-shape x=N,T,4 with a number for each of N, T" -- "$SY" compile dyn.onnx -o d.sya
     expect --exit 1 --stderr-lines 1 --stderr-has "has shape (2, 5, 6); the model declares N,T,4: axis 2 must be 4" -- \
       "$SY" run dyn.onnx --input x=bad.npy
+    # inspect shows what the file declares and what to pass; with the shape, the usual facts.
+    expect --stdout-has "x  float32 (N, T, 4)" --stdout-has "y  float32 (N, T, 3)" \
+      --stdout-has "need --input-shape x=N,T,4 with a number for each of N, T" -- "$SY" inspect dyn.onnx
+    expect --json-check 'j["inputs"][0]["shape"] == ["N", "T", 4] and j["symbols"] == ["N", "T"] and not j["static"]' -- \
+      "$SY" inspect dyn.onnx --json
+    expect --json-check 'j["inputs"][0]["shape"] == [2, 5, 4] and j["flops"] == 2 * 5 * (4 + 2 * 4 * 3)' -- \
+      "$SY" inspect dyn.onnx --input-shape x=2,5,4 --json
+    # A misspelt name is named as such, not taken for a missing shape.
+    expect --exit 1 --stderr-lines 1 --stderr-has "--input-shape given for 'z', which is not a graph input" -- \
+      "$SY" inspect dyn.onnx --input-shape z=2,5,4
     ;;
   artifact_round_trip)
     # compile writes one artifact; run in a new process reproduces the in-process outputs bit for bit,

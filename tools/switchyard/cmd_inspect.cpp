@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "cli_common.h"
 
@@ -26,7 +27,83 @@ void print_tensors(const char* title, const std::vector<TensorInfo>& ts) {
               << shape_str(t.shape) << "\n";
 }
 
+std::string dims_str(const DeclaredTensor& t) {
+  if (!t.has_shape) return "(shape not declared)";
+  return "(" + join(t.dims, ", ") + ")";
+}
+
+// An ONNX model whose inputs have symbolic dimensions the user did not fix cannot be imported
+// (every op's shape depends on them): what it declares, and what to pass. Null if every input is
+// static or named by --input-shape, or the file does not parse (the import says why).
+std::optional<DeclaredInterface> open_interface(const InspectArgs& a) {
+  if (a.model.rfind("zoo:", 0) == 0 || (a.model.size() > 3 && a.model.compare(a.model.size() - 3, 3, ".sy") == 0))
+    return std::nullopt;
+  try {
+    if (is_artifact(a.model)) return std::nullopt;
+    DeclaredInterface di = onnx_interface(a.model);
+    const auto given = input_shapes(a.input_shapes);
+    for (const auto& [name, shape] : given)
+      if (std::none_of(di.inputs.begin(), di.inputs.end(), [&](const DeclaredTensor& t) { return t.name == name; }))
+        return std::nullopt;  // the import names the unknown input
+    for (const DeclaredTensor& t : di.inputs)
+      if (!t.is_static && !given.count(t.name)) return di;
+  } catch (const Error&) {
+  }
+  return std::nullopt;
+}
+
+int print_open_interface(const InspectArgs& a, const DeclaredInterface& di) {
+  const auto given = input_shapes(a.input_shapes);
+  std::vector<std::string> symbols, flags;
+  for (const DeclaredTensor& t : di.inputs) {
+    if (t.is_static || given.count(t.name)) continue;
+    flags.push_back("--input-shape " + t.name + "=" + (t.has_shape ? join(t.dims, ",") : "..."));
+    for (const std::string& d : t.dims)
+      if (!std::all_of(d.begin(), d.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
+          std::find(symbols.begin(), symbols.end(), d) == symbols.end())
+        symbols.push_back(d);
+  }
+  if (a.json) {
+    auto tensors = [](const std::vector<DeclaredTensor>& ts) {
+      nlohmann::json arr = nlohmann::json::array();
+      for (const DeclaredTensor& t : ts) {
+        nlohmann::json j = {{"name", t.name}, {"dtype", t.dtype}};
+        if (t.has_shape) {
+          j["shape"] = nlohmann::json::array();
+          for (const std::string& d : t.dims) {
+            if (!d.empty() && std::all_of(d.begin(), d.end(), [](char c) { return c >= '0' && c <= '9'; }))
+              j["shape"].push_back(std::stoll(d));
+            else
+              j["shape"].push_back(d);
+          }
+        } else {
+          j["shape"] = nullptr;
+        }
+        arr.push_back(j);
+      }
+      return arr;
+    };
+    nlohmann::json j = {{"model", a.model}, {"inputs", tensors(di.inputs)}, {"outputs", tensors(di.outputs)},
+                        {"static", false}, {"symbols", symbols}, {"needs", join(flags, " ")}};
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+  auto print = [](const char* title, const std::vector<DeclaredTensor>& ts) {
+    std::cout << title << "\n";
+    size_t w = 0;
+    for (const auto& t : ts) w = std::max(w, t.name.size());
+    for (const auto& t : ts) std::cout << "  " << t.name << std::string(w - t.name.size() + 2, ' ') << t.dtype << " " << dims_str(t) << "\n";
+  };
+  std::cout << "model: " << a.model << "\n";
+  print("inputs (as declared):", di.inputs);
+  print("outputs (as declared):", di.outputs);
+  std::cout << "the shapes are not static: ops, parameters and FLOPs need " << join(flags, " ")
+            << (symbols.empty() ? "" : " with a number for each of " + join(symbols, ", ")) << "\n";
+  return 0;
+}
+
 int run_inspect(const InspectArgs& a) {
+  if (auto di = open_interface(a)) return print_open_interface(a, *di);
   Model m = load(a.model, a.input_shapes);
   ModelStats st = m.stats();
   std::vector<std::pair<std::string, int64_t>> hist(st.op_histogram.begin(), st.op_histogram.end());

@@ -252,6 +252,11 @@ class GraphImporter {
       env_[name] = v;
       params.push_back(v);
     }
+    // A misspelt --input-shape first: the inputs that need shapes may only seem to because of it.
+    for (const auto& [name, shape] : opts_.input_shapes)
+      if (!names.count(name)) throw Error("--input-shape given for '" + name + "', which is not a graph input" + input_list());
+    for (const auto& [name, value] : opts_.input_values)
+      if (!names.count(name)) throw Error("a value is bound to '" + name + "', which is not a graph input" + input_list());
     if (needs.size() == 1) throw Error(needs[0].what());
     if (needs.size() > 1) {
       std::vector<std::string> flags, unknown;
@@ -263,10 +268,6 @@ class GraphImporter {
       throw Error(std::to_string(needs.size()) + " graph inputs have symbolic or unknown dimensions; pass their full static shapes: " +
                   join(flags, " ") + (unknown.empty() ? "" : " with a number for each of " + join(unknown, ", ")));
     }
-    for (const auto& [name, shape] : opts_.input_shapes)
-      if (!names.count(name)) throw Error("--input-shape given for '" + name + "', which is not a graph input" + input_list());
-    for (const auto& [name, value] : opts_.input_values)
-      if (!names.count(name)) throw Error("a value is bound to '" + name + "', which is not a graph input" + input_list());
     return params;
   }
 
