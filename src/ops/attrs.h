@@ -145,6 +145,17 @@ SY_ATTRS(DepthToSpaceAttrs)
   std::string mode = "DCR";
   template <class V> void fields(V& v) { v.visit("blocksize", blocksize); v.visit("mode", mode); }
 };
+// ONNX GridSample-16 (PyTorch's grid_sample): data sampled at the grid's normalized (x, y).
+SY_ATTRS(GridSampleAttrs)
+  std::string mode = "bilinear";      // bilinear | nearest | bicubic
+  std::string padding_mode = "zeros";  // zeros | border | reflection
+  bool align_corners = false;
+  template <class V> void fields(V& v) {
+    v.visit("mode", mode);
+    v.visit("padding_mode", padding_mode);
+    v.visit("align_corners", align_corners);
+  }
+};
 // Resize of the two innermost axes of an NCHW tensor to a static size.
 SY_ATTRS(Resize2dAttrs)
   std::vector<int64_t> size;                           // output [H, W]

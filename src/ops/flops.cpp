@@ -58,6 +58,7 @@ int64_t op_flops(const ir::CallNode& c) {
       return shape_numel(arg_shape(c, 0));
     case OpCode::Identity: return 0;
     case OpCode::Resize2d: return out;
+    case OpCode::GridSample: return out;
     default: break;
   }
   switch (op_def(c.op).kind) {

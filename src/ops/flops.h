@@ -19,7 +19,7 @@ namespace sy::ops {
 //   elementwise and broadcasting ops (arithmetic, activations, comparisons, where, cast): 1 per
 //   element; identity: 0
 //   data movement (reshape, transpose, concat, split, slice, gather, pad, tile, ...): 0;
-//   image.resize2d: 1 per element
+//   image.resize2d, image.grid_sample: 1 per element
 int64_t op_flops(const ir::CallNode& call);
 
 }  // namespace sy::ops

@@ -286,6 +286,23 @@ Type resize2d(const std::string& op, const TypeList& args, const ir::Attrs& attr
   return ir::tensor_type({x.shape[0], x.shape[1], a.size[0], a.size[1]}, x.dtype);
 }
 
+Type grid_sample(const std::string& op, const TypeList& args, const ir::Attrs& attrs) {
+  const auto& a = attrs_as<GridSampleAttrs>(op, attrs);
+  const auto& x = tensor_arg(op, args, 0, "data");
+  const auto& g = tensor_arg(op, args, 1, "grid");
+  check_rank(op, x, "data (NCHW)", 4);
+  check_rank(op, g, "grid (N, H_out, W_out, 2)", 4);
+  check_float(op, x, "data");
+  check_same_dtype(op, x, "data", g, "grid");
+  if (g.shape[0] != x.shape[0]) fail(op, "grid has batch ", g.shape[0], ", data has ", x.shape[0]);
+  if (g.shape[3] != 2) fail(op, "grid's last axis must be 2 (x, y), got ", g.shape[3]);
+  if (a.mode != "bilinear" && a.mode != "nearest" && a.mode != "bicubic")
+    fail(op, "mode must be bilinear, nearest or bicubic, got '", a.mode, "'");
+  if (a.padding_mode != "zeros" && a.padding_mode != "border" && a.padding_mode != "reflection")
+    fail(op, "padding_mode must be zeros, border or reflection, got '", a.padding_mode, "'");
+  return ir::tensor_type({x.shape[0], x.shape[1], g.shape[1], g.shape[2]}, x.dtype);
+}
+
 }  // namespace
 
 void register_nn_ops(OpRegistry& r) {
@@ -318,6 +335,7 @@ void register_nn_ops(OpRegistry& r) {
   define_op(r, OpCode::DepthToSpace, 1, 1, depth_to_space);
   define_op(r, OpCode::SpaceToDepth, 1, 1, space_to_depth);
   define_op(r, OpCode::Resize2d, 1, 1, resize2d);
+  define_op(r, OpCode::GridSample, 2, 2, grid_sample);
 }
 
 }  // namespace sy::ops

@@ -81,5 +81,6 @@ void register_dense(Registry& r);
 void register_pool(Registry& r);
 void register_norm(Registry& r);
 void register_misc(Registry& r);
+void register_grid_sample(Registry& r);
 
 }  // namespace sy::topi::nn

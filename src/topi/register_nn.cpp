@@ -112,6 +112,7 @@ void register_nn(Registry& r) {
   nn::register_pool(r);
   nn::register_norm(r);
   nn::register_misc(r);
+  nn::register_grid_sample(r);
 }
 
 }  // namespace sy::topi

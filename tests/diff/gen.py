@@ -1595,6 +1595,17 @@ class Gen:
     def f_resize(self):
         x = self.image(rank=(4,))
         n, c, h, w = x.shape
+        if self.r.random() < 0.3:
+            # GridSample: sampling points from any value of the grid's shape (points beyond the
+            # edges, NaN and inf included).
+            ho, wo = self.r.choice([1, 2, 3, 5, 8]), self.r.choice([1, 3, 4, 7])
+            if numel((n, c, ho, wo)) > self.max_numel:
+                return False
+            grid = self.operand((n, ho, wo, 2), x.dtype)
+            return self.node('GridSample', [x, grid], [self.out((n, c, ho, wo), x.dtype, 'any', x.mag * 2, False)],
+                             mode=self.r.choice(['bilinear', 'nearest', 'bicubic']),
+                             padding_mode=self.r.choice(['zeros', 'border', 'reflection']),
+                             align_corners=self.r.choice([0, 1]))
         mode = self.r.choice(['nearest', 'nearest', 'linear', 'cubic'])
         ctm = self.r.choice(['half_pixel', 'asymmetric', 'align_corners', 'pytorch_half_pixel'])
         if self.r.random() < 0.5:

@@ -185,6 +185,11 @@ Module every_op_module() {
   rz.nearest_mode = "floor";
   rz.cubic_coeff_a = -0.5;
   add(call(OpCode::Resize2d, {img}, rz));
+  GridSampleAttrs gs;
+  gs.mode = "bicubic";
+  gs.padding_mode = "reflection";
+  gs.align_corners = true;
+  add(call(OpCode::GridSample, {img, P("grid", {1, 5, 3, 2})}, gs));
 
   ReshapeAttrs rs;
   rs.newshape = {3, 2};

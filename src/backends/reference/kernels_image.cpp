@@ -1,5 +1,5 @@
-// Reference kernels of image-layout ops: depth_to_space, space_to_depth and resize2d (nearest,
-// linear, cubic with the ONNX coordinate transformation modes).
+// Reference kernels of image-layout ops: depth_to_space, space_to_depth, resize2d (nearest,
+// linear, cubic with the ONNX coordinate transformation modes) and grid_sample.
 #include <cmath>
 
 #include "backends/reference/kernels_util.h"
@@ -162,6 +162,112 @@ Tensor resize2d(const ops::Resize2dAttrs& a, const Tensor& x, const ir::Type& ou
           }
         }
       }
+    }
+  });
+  return out;
+}
+
+namespace {
+
+// GridSample as PyTorch's grid_sampler_2d computes it (ATen/native/GridSampler.h), in double. The
+// native compute (topi/nn_grid_sample.cpp) writes the same formulas; where PyTorch leaves NaN
+// and huge coordinates to C's conversions, both treat them alike: min/max give their second
+// operand when a comparison is unordered, and an index is converted from a coordinate clamped
+// to [-2, size + 1] (NaN: -2), which keeps out of range what was.
+double gs_max(double a, double b) { return a > b ? a : b; }
+double gs_min(double a, double b) { return a < b ? a : b; }
+
+double gs_unnormalize(double c, int64_t size, bool align) {
+  return align ? (c + 1) / 2 * static_cast<double>(size - 1) : ((c + 1) * static_cast<double>(size) - 1) / 2;
+}
+
+double gs_clip(double c, int64_t size) { return gs_min(gs_max(c, 0.0), static_cast<double>(size - 1)); }
+
+// Reflects c about the bounds twice_low / 2 and twice_high / 2.
+double gs_reflect(double c, double twice_low, double twice_high) {
+  if (twice_low == twice_high) return 0.0;
+  const double mn = twice_low / 2, span = (twice_high - twice_low) / 2;
+  c = std::fabs(c - mn);
+  const double flips = std::floor(c / span);
+  const double extra = c - span * flips;
+  return flips - 2 * std::floor(flips / 2) == 0 ? extra + mn : span - extra + mn;
+}
+
+double gs_pad(double c, int64_t size, const ops::GridSampleAttrs& a) {
+  if (a.padding_mode == "border") return gs_clip(c, size);
+  if (a.padding_mode == "reflection") {
+    const double s = static_cast<double>(size);
+    c = a.align_corners ? gs_reflect(c, 0, 2 * (s - 1)) : gs_reflect(c, -1, 2 * s - 1);
+    return gs_clip(c, size);
+  }
+  return c;
+}
+
+int64_t gs_index(double c, int64_t size) {
+  return static_cast<int64_t>(gs_min(gs_max(c, -2.0), static_cast<double>(size + 1)));
+}
+
+double gs_cubic1(double x, double A) { return ((A + 2) * x - (A + 3)) * x * x + 1; }
+double gs_cubic2(double x, double A) { return ((A * x - 5 * A) * x + 8 * A) * x - 4 * A; }
+
+}  // namespace
+
+Tensor grid_sample(const ops::GridSampleAttrs& a, const Tensor& x, const Tensor& grid, const ir::Type& out_type) {
+  Tensor out = make_output(out_type);
+  SY_CHECK(x.ndim() == 4 && grid.ndim() == 4 && grid.shape()[3] == 2) << "image.grid_sample: expects NCHW data and an N,H,W,2 grid";
+  if (x.dtype() != DType::f32 && x.dtype() != DType::f64)
+    throw Error("image.grid_sample: needs float data, got " + std::string(dtype_name(x.dtype())));
+  const int64_t N = x.shape()[0], C = x.shape()[1], H = x.shape()[2], W = x.shape()[3];
+  const int64_t OH = grid.shape()[1], OW = grid.shape()[2];
+  if (out.numel() == 0) return out;
+  dispatch_dtype(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_floating_point_v<T>) {
+      const T* src = ptr<T>(x);
+      const T* g = ptr<T>(grid);
+      T* dst = ptr<T>(out);
+#pragma omp parallel for if (out.numel() > kParallelGrain)
+      for (int64_t n = 0; n < N; ++n)
+        for (int64_t oh = 0; oh < OH; ++oh)
+          for (int64_t ow = 0; ow < OW; ++ow) {
+            const T* gp = g + ((n * OH + oh) * OW + ow) * 2;
+            const double gx = static_cast<double>(gp[0]), gy = static_cast<double>(gp[1]);
+            for (int64_t ch = 0; ch < C; ++ch) {
+              const T* plane = src + (n * C + ch) * H * W;
+              // The value at integer coordinates (as doubles), 0 outside the image.
+              auto at = [&](double yc, double xc) -> double {
+                const int64_t yi = gs_index(yc, H), xi = gs_index(xc, W);
+                if (yi < 0 || yi >= H || xi < 0 || xi >= W) return 0.0;
+                return static_cast<double>(plane[yi * W + xi]);
+              };
+              double v = 0.0;
+              if (a.mode == "bicubic") {
+                const double ix = gs_unnormalize(gx, W, a.align_corners), iy = gs_unnormalize(gy, H, a.align_corners);
+                const double x0 = std::floor(ix), y0 = std::floor(iy), tx = ix - x0, ty = iy - y0;
+                const double A = -0.75;
+                const double cx[4] = {gs_cubic2(tx + 1, A), gs_cubic1(tx, A), gs_cubic1(1 - tx, A), gs_cubic2(2 - tx, A)};
+                const double cy[4] = {gs_cubic2(ty + 1, A), gs_cubic1(ty, A), gs_cubic1(1 - ty, A), gs_cubic2(2 - ty, A)};
+                for (int i = 0; i < 4; ++i) {
+                  double row = 0.0;
+                  for (int j = 0; j < 4; ++j)
+                    row += cx[j] * at(gs_pad(y0 - 1 + i, H, a), gs_pad(x0 - 1 + j, W, a));
+                  v += cy[i] * row;
+                }
+              } else {
+                const double ix = gs_pad(gs_unnormalize(gx, W, a.align_corners), W, a);
+                const double iy = gs_pad(gs_unnormalize(gy, H, a.align_corners), H, a);
+                if (a.mode == "nearest") {
+                  v = at(std::nearbyint(iy), std::nearbyint(ix));
+                } else {
+                  const double x0 = std::floor(ix), y0 = std::floor(iy);
+                  const double wx1 = ix - x0, wx0 = (x0 + 1) - ix, wy1 = iy - y0, wy0 = (y0 + 1) - iy;
+                  v = at(y0, x0) * (wx0 * wy0) + at(y0, x0 + 1) * (wx1 * wy0) + at(y0 + 1, x0) * (wx0 * wy1) +
+                      at(y0 + 1, x0 + 1) * (wx1 * wy1);
+                }
+              }
+              dst[((n * C + ch) * OH + oh) * OW + ow] = static_cast<T>(v);
+            }
+          }
     }
   });
   return out;

@@ -177,6 +177,7 @@ Tensor one_hot(const ops::OneHotAttrs& a, const Tensor& indices, const Tensor& v
 Tensor depth_to_space(const ops::DepthToSpaceAttrs& a, const Tensor& x, const ir::Type& out_type);
 Tensor space_to_depth(const ops::BlockSizeAttrs& a, const Tensor& x, const ir::Type& out_type);
 Tensor resize2d(const ops::Resize2dAttrs& a, const Tensor& x, const ir::Type& out_type);
+Tensor grid_sample(const ops::GridSampleAttrs& a, const Tensor& x, const Tensor& grid, const ir::Type& out_type);
 // kernels_reduce.cpp
 Tensor reduce(ops::OpCode op, const ops::ReduceAttrs& a, const Tensor& x, const ir::Type& out_type);
 Tensor arg_reduce(ops::OpCode op, const ops::ArgReduceAttrs& a, const Tensor& x, const ir::Type& out_type);

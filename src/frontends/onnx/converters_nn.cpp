@@ -560,6 +560,23 @@ ir::Expr resize_2d(NodeContext& c, const ir::Expr& x, std::vector<double> scales
   return c.op(OpCode::Resize2d, {x}, a);
 }
 
+// GridSample-16 (4-D): data sampled at the grid's normalized (x, y) as PyTorch's grid_sample.
+Outs convert_grid_sample(NodeContext& c) {
+  ops::GridSampleAttrs a;
+  a.mode = c.attr_string("mode", "bilinear");
+  a.padding_mode = c.attr_string("padding_mode", "zeros");
+  a.align_corners = c.attr_int("align_corners", 0) != 0;
+  if (a.mode != "bilinear" && a.mode != "nearest" && a.mode != "bicubic") c.fail("unknown mode '" + a.mode + "'");
+  if (a.padding_mode != "zeros" && a.padding_mode != "border" && a.padding_mode != "reflection")
+    c.fail("unknown padding_mode '" + a.padding_mode + "'");
+  ir::Expr x = c.input(0, "X"), grid = c.input(1, "grid");
+  if (ir::dtype_of(x) != ir::dtype_of(grid))
+    c.unsupported("GridSample of " + std::string(dtype_name(ir::dtype_of(x))) + " data on a " +
+                  std::string(dtype_name(ir::dtype_of(grid))) + " grid (the same float type only)");
+  if (ir::shape_of(x).size() != 4) c.unsupported("GridSample of a rank-" + std::to_string(ir::shape_of(x).size()) + " input (only 4-D)");
+  return {c.op(OpCode::GridSample, {x, grid}, a)};
+}
+
 std::vector<double> float_values(const Tensor& t) {
   std::vector<double> v;
   for (int64_t i = 0; i < t.numel(); ++i) v.push_back(t.get_as_double(i));
@@ -666,6 +683,7 @@ void register_nn_converters(ConverterTable& t) {
   t.add("Upsample", 7, convert_upsample);
   t.add("Resize", 10, convert_upsample);
   t.add("Resize", 11, convert_resize);
+  t.add("GridSample", 16, convert_grid_sample);
 }
 
 }  // namespace sy::onnx
