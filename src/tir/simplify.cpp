@@ -103,10 +103,11 @@ std::pair<double, double> float_bounds(const Expr& e) {
       return {std::max(a.first, b.first), std::max(a.second, b.second)};
     }
     case ExprKind::Add: {
+      // Widened by float32's relative rounding: the sum is rounded in the kernel's type.
       const auto a = float_bounds(e->operands[0]), b = float_bounds(e->operands[1]);
       const double lo = a.first + b.first, hi = a.second + b.second;
       if (std::isnan(lo) || std::isnan(hi)) return {-inf, inf};
-      return {lo, hi};
+      return {lo - std::fabs(lo) * 0x1p-23, hi + std::fabs(hi) * 0x1p-23};
     }
     case ExprKind::Cast: {
       const DType from = e->operands[0]->dtype;
@@ -124,9 +125,10 @@ std::pair<double, double> float_bounds(const Expr& e) {
 // select(isnan(v), 0, select(v < -2^63, INT64_MIN, select(v >= 2^63, INT64_MAX, (int64)v))).
 // Where v's values lie within int32 (a quantizer's clip to [0, 255]), it converts through int32,
 // and NaN becomes 0 as max(v, 0) + min(v, 0), or max(v, 0) for a v that cannot be negative (NaN
-// fails the comparisons; any other v is unchanged): no select on data, which made the C generator build the kernel without loop
-// if-conversion, and no int64 conversion, which AVX2 has no vector instruction for. A quantized
-// MobileNetV2's convs with their quantize-dequantize epilogue ran at 7-48 GFLOP/s.
+// fails the comparisons; any other v is unchanged): no select on data, which made the C
+// generator build the kernel without loop if-conversion, and no int64 conversion, which AVX2 has
+// no vector instruction for. A quantized MobileNetV2's convs with their quantize-dequantize
+// epilogue ran at 7-48 GFLOP/s.
 Expr narrow_float_to_int(const Expr& e) {
   const auto& o = e->operands;
   if (o[0]->kind != ExprKind::Call || o[0]->name != "isnan" || !is_const_value(o[1], 0)) return e;
