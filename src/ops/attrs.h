@@ -163,12 +163,17 @@ SY_ATTRS(Resize2dAttrs)
   std::string coordinate_transformation_mode = "half_pixel";
   std::string nearest_mode = "round_prefer_floor";
   double cubic_coeff_a = -0.75;
+  // The scales ONNX's Resize was given, where they are not output / input (a 0.5 of an odd
+  // size): the coordinate transformation divides by them. 0: output / input.
+  double scale_h = 0.0, scale_w = 0.0;
   template <class V> void fields(V& v) {
     v.visit("size", size);
     v.visit("mode", mode);
     v.visit("coordinate_transformation_mode", coordinate_transformation_mode);
     v.visit("nearest_mode", nearest_mode);
     v.visit("cubic_coeff_a", cubic_coeff_a);
+    v.visit("scale_h", scale_h);
+    v.visit("scale_w", scale_w);
   }
 };
 

@@ -85,9 +85,9 @@ Expr f64(Expr i) { return tir::cast(DType::f64, i); }
 Expr dconst(double v) { return tir::float_imm(v, DType::f64); }
 Expr dfloor(Expr v) { return tir::call("floor", DType::f64, {v}); }
 
-Expr source_coordinate(Expr o, int64_t in_len, int64_t out_len, const std::string& mode) {
+Expr source_coordinate(Expr o, int64_t in_len, int64_t out_len, const std::string& mode, double given_scale) {
   Expr x = f64(o);
-  const double scale = static_cast<double>(out_len) / static_cast<double>(in_len);
+  const double scale = given_scale > 0 ? given_scale : static_cast<double>(out_len) / static_cast<double>(in_len);
   if (mode == "half_pixel") return (x + 0.5) / dconst(scale) - 0.5;
   if (mode == "pytorch_half_pixel") return out_len > 1 ? (x + 0.5) / dconst(scale) - 0.5 : dconst(0.0);
   if (mode == "align_corners")
@@ -102,20 +102,20 @@ struct AxisTaps {
   std::vector<Expr> idx, w;  // index (i64) and weight (f64) per tap
 };
 
-AxisTaps axis_taps(const ops::Resize2dAttrs& a, Expr o, int64_t in_len, int64_t out_len) {
+AxisTaps axis_taps(const ops::Resize2dAttrs& a, Expr o, int64_t in_len, int64_t out_len, double given_scale) {
   // PyTorch's nearest upsampling by a whole factor k (asymmetric, floor): floor(o / k) in f64 is
   // o / k exactly (k is exact in f64, and a quotient that is not whole is at least 1/k from the
   // next integer). An integer index lets the kernel inline the resize into its consumer; the
   // f64 floor is a math call, which made schedule_injective compute the resized map whole
   // first (YOLO's 2x upsampling before a concatenation: a 256 KB buffer and a copy).
   if (a.mode == "nearest" && a.nearest_mode == "floor" && a.coordinate_transformation_mode == "asymmetric" &&
-      out_len % in_len == 0) {
+      out_len % in_len == 0 && given_scale == 0) {
     AxisTaps t;
     t.idx = {out_len == in_len ? o : o / (out_len / in_len)};
     t.w = {dconst(1.0)};
     return t;
   }
-  Expr x = source_coordinate(o, in_len, out_len, a.coordinate_transformation_mode);
+  Expr x = source_coordinate(o, in_len, out_len, a.coordinate_transformation_mode, given_scale);
   Expr fl = dfloor(x);
   Expr r = x - fl;
   Expr i0 = tir::cast(DType::i64, fl);
@@ -164,7 +164,7 @@ std::vector<Tensor> resize2d(const ir::CallNode& c, const std::vector<Tensor>& i
   };
   if (a.mode == "nearest")
     return {te::compute(os, [&](const std::vector<Expr>& o) -> Expr {
-      return at(x, o, axis_taps(a, o[r - 2], H, OH).idx[0], axis_taps(a, o[r - 1], W, OW).idx[0]);
+      return at(x, o, axis_taps(a, o[r - 2], H, OH, a.scale_h).idx[0], axis_taps(a, o[r - 1], W, OW, a.scale_w).idx[0]);
     }, "resize2d")};
   // Separable, as the reference sums (each of a window's rows along the width, then the rows):
   // every input row resized along the width first (f64, the reference's precision), then each
@@ -176,7 +176,7 @@ std::vector<Tensor> resize2d(const ir::CallNode& c, const std::vector<Tensor>& i
   Shape rows_shape = os;
   rows_shape[r - 2] = H;
   Tensor rows = te::compute(rows_shape, [&](const std::vector<Expr>& o) -> Expr {
-    AxisTaps tw = axis_taps(a, o[r - 1], W, OW);
+    AxisTaps tw = axis_taps(a, o[r - 1], W, OW, a.scale_w);
     Expr row;
     for (size_t j = 0; j < tw.idx.size(); ++j) {
       Expr term = tw.w[j] * f64(at(x, o, o[r - 2], tw.idx[j]));
@@ -185,7 +185,7 @@ std::vector<Tensor> resize2d(const ir::CallNode& c, const std::vector<Tensor>& i
     return row;
   }, "resize2d_width");
   return {te::compute(os, [&](const std::vector<Expr>& o) -> Expr {
-    AxisTaps th = axis_taps(a, o[r - 2], H, OH);
+    AxisTaps th = axis_taps(a, o[r - 2], H, OH, a.scale_h);
     Expr acc;
     for (size_t i = 0; i < th.idx.size(); ++i) {
       Expr term = th.w[i] * at(rows, o, th.idx[i], o[r - 1]);

@@ -1615,8 +1615,13 @@ class Gen:
         ctm = self.r.choice(['half_pixel', 'asymmetric', 'align_corners', 'pytorch_half_pixel'])
         if self.r.random() < 0.5:
             sh, sw = self.r.choice([1, 2, 3]), self.r.choice([1, 2, 3])
-            shp = (n, c, h * sh, w * sw)
-            if numel(shp) > self.max_numel:
+            if ctm != 'align_corners' and self.r.random() < 0.4:
+                # Scales the sizes do not divide (interpolate(scale_factor=0.5) of an odd size):
+                # the output is floor(size * scale), the coordinates divide by the scale.
+                sh, sw = self.r.choice([0.5, 0.6, 1.5, 2.5]), self.r.choice([0.5, 0.75, 1.5, 1.25])
+            f32 = lambda v: float(np.float32(v))  # the scales as the model stores them
+            shp = (n, c, int(math.floor(h * f32(sh))), int(math.floor(w * f32(sw))))
+            if numel(shp) > self.max_numel or min(shp) < 1:
                 return False
             ins = [x, '', self.param([1.0, 1.0, float(sh), float(sw)], F32)]
         else:

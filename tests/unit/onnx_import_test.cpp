@@ -690,6 +690,35 @@ TEST(OnnxImport, Opset18ResizeWithAxes) {
   EXPECT_EQ(ir::shape_of(m->main().body), (Shape{1, 1, 4, 6}));
 }
 
+// PyTorch's interpolate(scale_factor=0.5) of an odd size: the output is floor(7 * 0.5) = 3 and the
+// coordinates divide by the given 0.5 (the conformance cases check the values); align_corners,
+// where ONNX's reference and ONNX Runtime disagree on such a scale, is refused.
+TEST(OnnxImport, ResizeScaleThatIsNotTheSizeRatio) {
+  for (const char* ctm : {"half_pixel", "align_corners"}) {
+    Model b(13);
+    b.input("x", {1, 1, 7, 8}).output("y");
+    auto* s = b.proto().mutable_graph()->add_initializer();
+    s->set_name("scales");
+    s->set_data_type(::onnx::TensorProto::FLOAT);
+    s->add_dims(4);
+    for (float v : {1.0f, 1.0f, 0.5f, 0.5f}) s->add_float_data(v);
+    auto& n = b.node("Resize", {"x", "", "scales"}, {"y"}, "rs");
+    set_string(n, "mode", "linear");
+    set_string(n, "coordinate_transformation_mode", ctm);
+    auto m = b.import();
+    if (std::string(ctm) == "align_corners") {
+      EXPECT_NE(error_of(m).find("unsupported Resize align_corners with scale 0.500000 that is not output/input size (3/7)"),
+                std::string::npos) << error_of(m);
+      continue;
+    }
+    ASSERT_TRUE(m.is_ok()) << m.status().message();
+    EXPECT_EQ(ir::shape_of(m->main().body), (Shape{1, 1, 3, 4}));
+    const auto& a = m->main().body->as<ir::CallNode>()->attrs_as<ops::Resize2dAttrs>();
+    EXPECT_EQ(a.scale_h, 0.5);  // 3/7 is not 0.5
+    EXPECT_EQ(a.scale_w, 0.0);  // 4/8 is
+  }
+}
+
 TEST(OnnxImport, OpsetOutOfRangeAndOpsChangedAtOpset7) {
   Model newer(19);
   newer.input("x", {1}).output("y");

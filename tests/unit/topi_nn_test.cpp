@@ -255,6 +255,7 @@ TEST(TopiNnMisc, Resize) {
     const char* coord;
     const char* nearest;
     Shape size;
+    double scale_h = 0, scale_w = 0;  // ONNX's given scales where they are not output/input
   };
   for (const Case& c : std::vector<Case>{{"nearest", "half_pixel", "round_prefer_floor", {7, 11}},
                                           {"nearest", "asymmetric", "floor", {3, 4}},
@@ -267,13 +268,19 @@ TEST(TopiNnMisc, Resize) {
                                           {"linear", "align_corners", "", {3, 5}},
                                           {"linear", "pytorch_half_pixel", "", {1, 12}},
                                           {"cubic", "half_pixel", "", {10, 7}},
-                                          {"cubic", "asymmetric", "", {4, 9}}}) {
+                                          {"cubic", "asymmetric", "", {4, 9}},
+                                          // interpolate(scale_factor=...) of sizes it does not divide.
+                                          {"linear", "half_pixel", "", {2, 13}, 0.5, 2.3},
+                                          {"nearest", "asymmetric", "floor", {10, 9}, 2.1, 1.5},
+                                          {"cubic", "pytorch_half_pixel", "", {7, 4}, 1.4, 0.7}}) {
     SCOPED_TRACE(std::string(c.mode) + " " + c.coord);
     ops::Resize2dAttrs a;
     a.mode = c.mode;
     a.coordinate_transformation_mode = c.coord;
     if (*c.nearest) a.nearest_mode = c.nearest;
     a.size = {c.size[0], c.size[1]};
+    a.scale_h = c.scale_h;
+    a.scale_w = c.scale_w;
     expect_native_matches_reference(OpCode::Resize2d, attrs(a), {rnd({1, 2, 5, 6}, 151)}, kRtol, kAtol);
   }
 }

@@ -54,9 +54,9 @@ struct Taps {
   double w[4]{};
 };
 
-double source_coordinate(int64_t xo, int64_t in_len, int64_t out_len, const std::string& mode) {
+double source_coordinate(int64_t xo, int64_t in_len, int64_t out_len, const std::string& mode, double given_scale) {
   const double x = static_cast<double>(xo);
-  const double scale = static_cast<double>(out_len) / static_cast<double>(in_len);
+  const double scale = given_scale > 0 ? given_scale : static_cast<double>(out_len) / static_cast<double>(in_len);
   if (mode == "half_pixel") return (x + 0.5) / scale - 0.5;
   if (mode == "pytorch_half_pixel") return out_len > 1 ? (x + 0.5) / scale - 0.5 : 0.0;
   if (mode == "align_corners")
@@ -66,11 +66,11 @@ double source_coordinate(int64_t xo, int64_t in_len, int64_t out_len, const std:
   throw Error("image.resize2d: unsupported coordinate_transformation_mode '" + mode + "'");
 }
 
-std::vector<Taps> axis_taps(const ops::Resize2dAttrs& a, int64_t in_len, int64_t out_len) {
+std::vector<Taps> axis_taps(const ops::Resize2dAttrs& a, int64_t in_len, int64_t out_len, double given_scale) {
   std::vector<Taps> taps(static_cast<size_t>(out_len));
   auto clamp = [&](int64_t i) { return std::min(std::max<int64_t>(i, 0), in_len - 1); };
   for (int64_t o = 0; o < out_len; ++o) {
-    const double x = source_coordinate(o, in_len, out_len, a.coordinate_transformation_mode);
+    const double x = source_coordinate(o, in_len, out_len, a.coordinate_transformation_mode, given_scale);
     const double fl = std::floor(x);
     const double r = x - fl;
     const auto i0 = static_cast<int64_t>(fl);
@@ -123,7 +123,7 @@ Tensor resize2d(const ops::Resize2dAttrs& a, const Tensor& x, const ir::Type& ou
   SY_CHECK(planes == dims_product(out.shape(), 0, r - 2)) << "image.resize2d: leading axes must not change";
   if (out.numel() == 0) return out;
   if (H == 0 || W == 0) throw Error("image.resize2d: cannot resize an empty image " + shape_str(x.shape()));
-  std::vector<Taps> th = axis_taps(a, H, OH), tw = axis_taps(a, W, OW);
+  std::vector<Taps> th = axis_taps(a, H, OH, a.scale_h), tw = axis_taps(a, W, OW, a.scale_w);
   if (a.mode == "nearest") {
     dispatch_bytes(dtype_size(x.dtype()), [&](auto tag) {
       using U = decltype(tag);

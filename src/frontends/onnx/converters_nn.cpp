@@ -548,12 +548,17 @@ ir::Expr resize_2d(NodeContext& c, const ir::Expr& x, std::vector<double> scales
       double s = scales[static_cast<size_t>(i)];
       if (!(s > 0)) c.fail("scales must be positive");
       int64_t out = static_cast<int64_t>(std::floor(static_cast<double>(xs[static_cast<size_t>(i)]) * s));
-      // The kernel maps coordinates with the size ratio out/in (align_corners: (in-1)/(out-1));
-      // ONNX uses the given scale (and in*scale), which differs when in*scale is not an integer.
+      // ONNX maps coordinates with the given scale, which differs from the size ratio out/in
+      // where in*scale is not an integer (PyTorch's interpolate(scale_factor=0.5) of an odd size).
       double ratio = static_cast<double>(out) / static_cast<double>(xs[static_cast<size_t>(i)]);
-      if (std::abs(ratio - s) > 1e-6 * s)
-        c.unsupported("Resize scale " + std::to_string(s) + " that is not output/input size (" +
-                      std::to_string(out) + "/" + std::to_string(xs[static_cast<size_t>(i)]) + ")");
+      if (ratio != s) {
+        // align_corners divides by the resized length less 1: ONNX's reference takes in*scale,
+        // ONNX Runtime and PyTorch the output's length. Refused rather than guessed.
+        if (a.coordinate_transformation_mode == "align_corners")
+          c.unsupported("Resize align_corners with scale " + std::to_string(s) + " that is not output/input size (" +
+                        std::to_string(out) + "/" + std::to_string(xs[static_cast<size_t>(i)]) + ")");
+        (i == 2 ? a.scale_h : a.scale_w) = s;
+      }
       a.size.push_back(out);
     }
   }
