@@ -272,6 +272,7 @@ Type resize2d(const std::string& op, const TypeList& args, const ir::Attrs& attr
   check_rank(op, x, "data (NCHW)", 4);
   check_len(op, "size", a.size, 2);
   check_all_positive(op, "size", a.size);
+  if (!(a.scale_h >= 0) || !(a.scale_w >= 0)) fail(op, "scale_h and scale_w must be positive (or 0: output/input)");
   if (a.mode != "nearest" && a.mode != "linear" && a.mode != "cubic")
     fail(op, "mode must be nearest, linear or cubic, got '", a.mode, "'");
   if (a.mode != "nearest") check_float(op, x, "data");
