@@ -42,8 +42,8 @@ std::optional<DeclaredInterface> open_interface(const InspectArgs& a) {
     if (is_artifact(a.model)) return std::nullopt;
     DeclaredInterface di = onnx_interface(a.model);
     const auto given = input_shapes(a.input_shapes);
-    for (const auto& [name, shape] : given)
-      if (std::none_of(di.inputs.begin(), di.inputs.end(), [&](const DeclaredTensor& t) { return t.name == name; }))
+    for (const auto& g : given)  // (clang 14 cannot capture a structured binding)
+      if (std::none_of(di.inputs.begin(), di.inputs.end(), [&](const DeclaredTensor& t) { return t.name == g.first; }))
         return std::nullopt;  // the import names the unknown input
     for (const DeclaredTensor& t : di.inputs)
       if (!t.is_static && !given.count(t.name)) return di;
