@@ -278,9 +278,10 @@ Type resize2d(const std::string& op, const TypeList& args, const ir::Attrs& attr
   if (a.mode != "nearest") check_float(op, x, "data");
   const std::string& ct = a.coordinate_transformation_mode;
   // tf_crop_and_resize needs a region of interest, which the attributes cannot carry.
-  if (ct != "half_pixel" && ct != "pytorch_half_pixel" && ct != "align_corners" && ct != "asymmetric")
-    fail(op, "coordinate_transformation_mode must be half_pixel, pytorch_half_pixel, align_corners or "
-             "asymmetric, got '", ct, "'");
+  if (ct != "half_pixel" && ct != "pytorch_half_pixel" && ct != "align_corners" && ct != "asymmetric" &&
+      ct != "tf_half_pixel_for_nn")
+    fail(op, "coordinate_transformation_mode must be half_pixel, pytorch_half_pixel, align_corners, "
+             "asymmetric or tf_half_pixel_for_nn, got '", ct, "'");
   const std::string& nm = a.nearest_mode;
   if (nm != "round_prefer_floor" && nm != "round_prefer_ceil" && nm != "floor" && nm != "ceil")
     fail(op, "nearest_mode must be round_prefer_floor, round_prefer_ceil, floor or ceil, got '", nm, "'");

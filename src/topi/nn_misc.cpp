@@ -94,7 +94,7 @@ Expr source_coordinate(Expr o, int64_t in_len, int64_t out_len, const std::strin
     return out_len == 1 ? dconst(0.0)
                         : x * dconst(static_cast<double>(in_len - 1)) / dconst(static_cast<double>(out_len - 1));
   if (mode == "asymmetric") return x / dconst(scale);
-  if (mode == "tf_half_pixel_for_nearest") return (x + 0.5) / dconst(scale);
+  if (mode == "tf_half_pixel_for_nn") return (x + 0.5) / dconst(scale);
   throw Error("image.resize2d: unsupported coordinate_transformation_mode '" + mode + "'");
 }
 

@@ -1612,7 +1612,7 @@ class Gen:
                              padding_mode=self.r.choice(['zeros', 'border', 'reflection']),
                              align_corners=self.r.choice([0, 1]))
         mode = self.r.choice(['nearest', 'nearest', 'linear', 'cubic'])
-        ctm = self.r.choice(['half_pixel', 'asymmetric', 'align_corners', 'pytorch_half_pixel'])
+        ctm = self.r.choice(['half_pixel', 'asymmetric', 'align_corners', 'pytorch_half_pixel', 'tf_half_pixel_for_nn'])
         if self.r.random() < 0.5:
             sh, sw = self.r.choice([1, 2, 3]), self.r.choice([1, 2, 3])
             if ctm != 'align_corners' and self.r.random() < 0.4:

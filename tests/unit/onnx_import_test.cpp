@@ -719,6 +719,23 @@ TEST(OnnxImport, ResizeScaleThatIsNotTheSizeRatio) {
   }
 }
 
+// tf2onnx's nearest resize with TensorFlow's half-pixel centres: x_original = (x + 0.5) / scale.
+TEST(OnnxImport, ResizeTfHalfPixelForNearest) {
+  Model b(13);
+  b.input("x", {1, 1, 2, 4}).output("y");
+  b.init_i64("sizes", {4}, {1, 1, 3, 6});
+  auto& n = b.node("Resize", {"x", "", "", "sizes"}, {"y"});
+  set_string(n, "mode", "nearest");
+  set_string(n, "coordinate_transformation_mode", "tf_half_pixel_for_nn");
+  auto m = b.import();
+  ASSERT_TRUE(m.is_ok()) << m.status().message();
+  // Rows (o + 0.5) / 1.5 = 0.33, 1, 1.67 -> 0, 1, 2 (clamped to 1); columns the same per 1.5.
+  Tensor y = run1(*m, {Tensor::from_vector<float>({1, 1, 2, 4}, {0, 1, 2, 3, 4, 5, 6, 7})});
+  const std::vector<float> want = {0, 1, 2, 2, 3, 3, 4, 5, 6, 6, 7, 7, 4, 5, 6, 6, 7, 7};
+  ASSERT_EQ(y.numel(), 18);
+  for (int i = 0; i < 18; ++i) EXPECT_EQ(y.data<float>()[i], want[static_cast<size_t>(i)]) << i;
+}
+
 TEST(OnnxImport, OpsetOutOfRangeAndOpsChangedAtOpset7) {
   Model newer(19);
   newer.input("x", {1}).output("y");

@@ -272,7 +272,10 @@ TEST(TopiNnMisc, Resize) {
                                           // interpolate(scale_factor=...) of sizes it does not divide.
                                           {"linear", "half_pixel", "", {2, 13}, 0.5, 2.3},
                                           {"nearest", "asymmetric", "floor", {10, 9}, 2.1, 1.5},
-                                          {"cubic", "pytorch_half_pixel", "", {7, 4}, 1.4, 0.7}}) {
+                                          {"cubic", "pytorch_half_pixel", "", {7, 4}, 1.4, 0.7},
+                                          // TensorFlow's half-pixel nearest (tf2onnx).
+                                          {"nearest", "tf_half_pixel_for_nn", "round_prefer_ceil", {3, 10}},
+                                          {"linear", "tf_half_pixel_for_nn", "", {9, 4}}}) {
     SCOPED_TRACE(std::string(c.mode) + " " + c.coord);
     ops::Resize2dAttrs a;
     a.mode = c.mode;

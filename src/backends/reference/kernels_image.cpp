@@ -62,7 +62,7 @@ double source_coordinate(int64_t xo, int64_t in_len, int64_t out_len, const std:
   if (mode == "align_corners")
     return out_len == 1 ? 0.0 : x * static_cast<double>(in_len - 1) / static_cast<double>(out_len - 1);
   if (mode == "asymmetric") return x / scale;
-  if (mode == "tf_half_pixel_for_nearest") return (x + 0.5) / scale;
+  if (mode == "tf_half_pixel_for_nn") return (x + 0.5) / scale;
   throw Error("image.resize2d: unsupported coordinate_transformation_mode '" + mode + "'");
 }
 

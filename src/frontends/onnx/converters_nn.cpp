@@ -620,7 +620,6 @@ Outs convert_resize(NodeContext& c) {
   if (ctm != "half_pixel" && ctm != "pytorch_half_pixel" && ctm != "align_corners" && ctm != "asymmetric" &&
       ctm != "tf_half_pixel_for_nn")
     c.fail("unknown coordinate_transformation_mode '" + ctm + "'");
-  if (ctm == "tf_half_pixel_for_nn") c.unsupported("Resize coordinate_transformation_mode 'tf_half_pixel_for_nn'");
   if (c.attr_int("exclude_outside", 0) != 0) c.unsupported("Resize with exclude_outside=1");
   if (c.attr_int("antialias", 0) != 0) c.unsupported("Resize with antialias=1");
   ir::Expr x = c.input(0, "X");
