@@ -89,6 +89,17 @@ bool is_const_value(const Expr& e, double v) {
 
 bool is_index_like(DType t) { return t == DType::i64 || t == DType::i32; }
 
+// The values of an integer type (int64 short of its ends: doubles cannot hold them).
+std::pair<double, double> int_range(DType t) {
+  switch (t) {
+    case DType::u8: return {0.0, 255.0};
+    case DType::i8: return {-128.0, 127.0};
+    case DType::i16: return {-32768.0, 32767.0};
+    case DType::i32: return {-2147483648.0, 2147483647.0};
+    default: return {-9.2e18, 9.2e18};
+  }
+}
+
 // Bounds of a float expression's values other than NaN, from the constants of the min and max
 // around it (Clip lowers to min(hi, max(lo, v)), which lets NaN through) and from small integer
 // sources; infinite where unknown.
@@ -110,10 +121,9 @@ std::pair<double, double> float_bounds(const Expr& e) {
       return {lo - std::fabs(lo) * 0x1p-23, hi + std::fabs(hi) * 0x1p-23};
     }
     case ExprKind::Cast: {
+      // Only the small integer types: a converted int32 is left unbounded, as before.
       const DType from = e->operands[0]->dtype;
-      if (from == DType::u8) return {0.0, 255.0};
-      if (from == DType::i8) return {-128.0, 127.0};
-      if (from == DType::i16) return {-32768.0, 32767.0};
+      if (from == DType::u8 || from == DType::i8 || from == DType::i16) return int_range(from);
       if (from == DType::boolean) return {0.0, 1.0};
       return {-inf, inf};
     }
@@ -152,17 +162,6 @@ Expr narrow_float_to_int(const Expr& e) {
   const Expr zero = const_of(v->dtype, 0);
   if (lo_v >= 0) return cast(DType::i64, cast(DType::i32, max(v, zero)));
   return cast(DType::i64, cast(DType::i32, max(v, zero) + min(v, zero)));
-}
-
-// The values of an integer type (int64 short of its ends: doubles cannot hold them).
-std::pair<double, double> int_range(DType t) {
-  switch (t) {
-    case DType::u8: return {0.0, 255.0};
-    case DType::i8: return {-128.0, 127.0};
-    case DType::i16: return {-32768.0, 32767.0};
-    case DType::i32: return {-2147483648.0, 2147483647.0};
-    default: return {-9.2e18, 9.2e18};
-  }
 }
 
 // Whether float e cannot be NaN: a constant, or min/max whose second operand cannot be (every

@@ -81,10 +81,6 @@ std::vector<Tensor> space_to_depth(const ir::CallNode& c, const std::vector<Tens
 
 // ---- resize2d: the reference's per-axis taps, written as f64 index arithmetic ----
 
-Expr f64(Expr i) { return tir::cast(DType::f64, i); }
-Expr dconst(double v) { return tir::float_imm(v, DType::f64); }
-Expr dfloor(Expr v) { return tir::call("floor", DType::f64, {v}); }
-
 Expr source_coordinate(Expr o, int64_t in_len, int64_t out_len, const std::string& mode, double given_scale) {
   Expr x = f64(o);
   const double scale = given_scale > 0 ? given_scale : static_cast<double>(out_len) / static_cast<double>(in_len);
@@ -116,7 +112,7 @@ AxisTaps axis_taps(const ops::Resize2dAttrs& a, Expr o, int64_t in_len, int64_t 
     return t;
   }
   Expr x = source_coordinate(o, in_len, out_len, a.coordinate_transformation_mode, given_scale);
-  Expr fl = dfloor(x);
+  Expr fl = dcall("floor", x);
   Expr r = x - fl;
   Expr i0 = tir::cast(DType::i64, fl);
   AxisTaps t;

@@ -28,6 +28,10 @@ inline Expr all_of(const std::vector<Expr>& conds) {
   return c ? c : tir::int_imm(1, DType::boolean);
 }
 inline Expr clamp(Expr i, int64_t lo, int64_t hi) { return tir::min(tir::max(i, idx(lo)), idx(hi)); }
+// f64 index arithmetic of the image ops (resize2d, grid_sample), in the reference's precision.
+inline Expr f64(Expr i) { return tir::cast(DType::f64, i); }
+inline Expr dconst(double v) { return tir::float_imm(v, DType::f64); }
+inline Expr dcall(const char* f, Expr v) { return tir::call(f, DType::f64, {v}); }
 inline bool is_float_dtype(DType t) { return t == DType::f32 || t == DType::f64; }
 inline void require_float(const ir::CallNode& c, const Tensor& x) {
   if (!is_float_dtype(x.dtype()))

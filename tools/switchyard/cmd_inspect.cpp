@@ -27,6 +27,10 @@ void print_tensors(const char* title, const std::vector<TensorInfo>& ts) {
               << shape_str(t.shape) << "\n";
 }
 
+bool is_number(const std::string& dim) {
+  return !dim.empty() && std::all_of(dim.begin(), dim.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
 std::string dims_str(const DeclaredTensor& t) {
   if (!t.has_shape) return "(shape not declared)";
   return "(" + join(t.dims, ", ") + ")";
@@ -59,8 +63,7 @@ int print_open_interface(const InspectArgs& a, const DeclaredInterface& di) {
     if (t.is_static || given.count(t.name)) continue;
     flags.push_back("--input-shape " + t.name + "=" + (t.has_shape ? join(t.dims, ",") : "..."));
     for (const std::string& d : t.dims)
-      if (!std::all_of(d.begin(), d.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
-          std::find(symbols.begin(), symbols.end(), d) == symbols.end())
+      if (!is_number(d) && std::find(symbols.begin(), symbols.end(), d) == symbols.end())
         symbols.push_back(d);
   }
   if (a.json) {
@@ -71,7 +74,7 @@ int print_open_interface(const InspectArgs& a, const DeclaredInterface& di) {
         if (t.has_shape) {
           j["shape"] = nlohmann::json::array();
           for (const std::string& d : t.dims) {
-            if (!d.empty() && std::all_of(d.begin(), d.end(), [](char c) { return c >= '0' && c <= '9'; }))
+            if (is_number(d))
               j["shape"].push_back(std::stoll(d));
             else
               j["shape"].push_back(d);
@@ -103,8 +106,15 @@ int print_open_interface(const InspectArgs& a, const DeclaredInterface& di) {
 }
 
 int run_inspect(const InspectArgs& a) {
-  if (auto di = open_interface(a)) return print_open_interface(a, *di);
-  Model m = load(a.model, a.input_shapes);
+  // The model parsed once where it loads; a second time, for what it declares, where it does not.
+  std::optional<Model> loaded;
+  try {
+    loaded = load(a.model, a.input_shapes);
+  } catch (const Error&) {
+    if (auto di = open_interface(a)) return print_open_interface(a, *di);
+    throw;
+  }
+  Model& m = *loaded;
   ModelStats st = m.stats();
   std::vector<std::pair<std::string, int64_t>> hist(st.op_histogram.begin(), st.op_histogram.end());
   std::stable_sort(hist.begin(), hist.end(), [](const auto& x, const auto& y) { return x.second > y.second; });

@@ -1,5 +1,6 @@
 // Reference kernels of image-layout ops: depth_to_space, space_to_depth, resize2d (nearest,
 // linear, cubic with the ONNX coordinate transformation modes) and grid_sample.
+#include <algorithm>
 #include <cmath>
 
 #include "backends/reference/kernels_util.h"
@@ -232,38 +233,50 @@ Tensor grid_sample(const ops::GridSampleAttrs& a, const Tensor& x, const Tensor&
           for (int64_t ow = 0; ow < OW; ++ow) {
             const T* gp = g + ((n * OH + oh) * OW + ow) * 2;
             const double gx = static_cast<double>(gp[0]), gy = static_cast<double>(gp[1]);
+            // The taps (offsets in a plane, -1 outside the image) and their weights, the same for
+            // every channel.
+            auto offset = [&](double yc, double xc) -> int64_t {
+              const int64_t yi = gs_index(yc, H), xi = gs_index(xc, W);
+              return (yi < 0 || yi >= H || xi < 0 || xi >= W) ? -1 : yi * W + xi;
+            };
+            int64_t off[16];
+            double cx[4] = {0, 0, 0, 0}, cy[4] = {0, 0, 0, 0}, w[4] = {0, 0, 0, 0};
+            if (a.mode == "bicubic") {
+              const double ix = gs_unnormalize(gx, W, a.align_corners), iy = gs_unnormalize(gy, H, a.align_corners);
+              const double x0 = std::floor(ix), y0 = std::floor(iy), tx = ix - x0, ty = iy - y0;
+              const double A = -0.75;
+              const double wx[4] = {gs_cubic2(tx + 1, A), gs_cubic1(tx, A), gs_cubic1(1 - tx, A), gs_cubic2(2 - tx, A)};
+              const double wy[4] = {gs_cubic2(ty + 1, A), gs_cubic1(ty, A), gs_cubic1(1 - ty, A), gs_cubic2(2 - ty, A)};
+              std::copy(wx, wx + 4, cx);
+              std::copy(wy, wy + 4, cy);
+              for (int i = 0; i < 4; ++i)
+                for (int j = 0; j < 4; ++j) off[i * 4 + j] = offset(gs_pad(y0 - 1 + i, H, a), gs_pad(x0 - 1 + j, W, a));
+            } else {
+              const double ix = gs_pad(gs_unnormalize(gx, W, a.align_corners), W, a);
+              const double iy = gs_pad(gs_unnormalize(gy, H, a.align_corners), H, a);
+              if (a.mode == "nearest") {
+                off[0] = offset(std::nearbyint(iy), std::nearbyint(ix));
+              } else {
+                const double x0 = std::floor(ix), y0 = std::floor(iy);
+                const double wx1 = ix - x0, wx0 = (x0 + 1) - ix, wy1 = iy - y0, wy0 = (y0 + 1) - iy;
+                off[0] = offset(y0, x0), off[1] = offset(y0, x0 + 1), off[2] = offset(y0 + 1, x0), off[3] = offset(y0 + 1, x0 + 1);
+                w[0] = wx0 * wy0, w[1] = wx1 * wy0, w[2] = wx0 * wy1, w[3] = wx1 * wy1;
+              }
+            }
             for (int64_t ch = 0; ch < C; ++ch) {
               const T* plane = src + (n * C + ch) * H * W;
-              // The value at integer coordinates (as doubles), 0 outside the image.
-              auto at = [&](double yc, double xc) -> double {
-                const int64_t yi = gs_index(yc, H), xi = gs_index(xc, W);
-                if (yi < 0 || yi >= H || xi < 0 || xi >= W) return 0.0;
-                return static_cast<double>(plane[yi * W + xi]);
-              };
+              auto at = [&](int k) { return off[k] < 0 ? 0.0 : static_cast<double>(plane[off[k]]); };
               double v = 0.0;
               if (a.mode == "bicubic") {
-                const double ix = gs_unnormalize(gx, W, a.align_corners), iy = gs_unnormalize(gy, H, a.align_corners);
-                const double x0 = std::floor(ix), y0 = std::floor(iy), tx = ix - x0, ty = iy - y0;
-                const double A = -0.75;
-                const double cx[4] = {gs_cubic2(tx + 1, A), gs_cubic1(tx, A), gs_cubic1(1 - tx, A), gs_cubic2(2 - tx, A)};
-                const double cy[4] = {gs_cubic2(ty + 1, A), gs_cubic1(ty, A), gs_cubic1(1 - ty, A), gs_cubic2(2 - ty, A)};
                 for (int i = 0; i < 4; ++i) {
                   double row = 0.0;
-                  for (int j = 0; j < 4; ++j)
-                    row += cx[j] * at(gs_pad(y0 - 1 + i, H, a), gs_pad(x0 - 1 + j, W, a));
+                  for (int j = 0; j < 4; ++j) row += cx[j] * at(i * 4 + j);
                   v += cy[i] * row;
                 }
+              } else if (a.mode == "nearest") {
+                v = at(0);
               } else {
-                const double ix = gs_pad(gs_unnormalize(gx, W, a.align_corners), W, a);
-                const double iy = gs_pad(gs_unnormalize(gy, H, a.align_corners), H, a);
-                if (a.mode == "nearest") {
-                  v = at(std::nearbyint(iy), std::nearbyint(ix));
-                } else {
-                  const double x0 = std::floor(ix), y0 = std::floor(iy);
-                  const double wx1 = ix - x0, wx0 = (x0 + 1) - ix, wy1 = iy - y0, wy0 = (y0 + 1) - iy;
-                  v = at(y0, x0) * (wx0 * wy0) + at(y0, x0 + 1) * (wx1 * wy0) + at(y0 + 1, x0) * (wx0 * wy1) +
-                      at(y0 + 1, x0 + 1) * (wx1 * wy1);
-                }
+                v = at(0) * w[0] + at(1) * w[1] + at(2) * w[2] + at(3) * w[3];
               }
               dst[((n * C + ch) * OH + oh) * OW + ow] = static_cast<T>(v);
             }
