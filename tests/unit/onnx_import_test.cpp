@@ -736,6 +736,28 @@ TEST(OnnxImport, ResizeTfHalfPixelForNearest) {
   for (int i = 0; i < 18; ++i) EXPECT_EQ(y.data<float>()[i], want[static_cast<size_t>(i)]) << i;
 }
 
+TEST(OnnxImport, ReverseSequenceWithRuntimeLengths) {
+  Model b(13);
+  b.input("x", {4, 3, 2}).input("lens", {3}, ::onnx::TensorProto::INT32).output("y");
+  b.node("ReverseSequence", {"x", "lens"}, {"y"});  // time-major: time_axis 0, batch_axis 1
+  auto m = b.import();
+  ASSERT_TRUE(m.is_ok()) << m.status().message();
+  std::vector<float> xv(24);
+  for (int i = 0; i < 24; ++i) xv[static_cast<size_t>(i)] = static_cast<float>(i);
+  const std::vector<int32_t> lens = {4, 0, 2};  // all, none (kept), the first two
+  Tensor y = run1(*m, {Tensor::from_vector<float>({4, 3, 2}, xv), Tensor::from_vector<int32_t>({3}, lens)});
+  ASSERT_EQ(y.numel(), 24);
+  for (int t = 0; t < 4; ++t)
+    for (int bi = 0; bi < 3; ++bi)
+      for (int k = 0; k < 2; ++k) {
+        const int len = lens[static_cast<size_t>(bi)], src = t < len ? len - 1 - t : t;
+        EXPECT_EQ(y.data<float>()[(t * 3 + bi) * 2 + k], xv[static_cast<size_t>((src * 3 + bi) * 2 + k)]) << t << " " << bi;
+      }
+  // A length beyond the time axis reads outside it: an error, not a value.
+  auto r = reference::run_module(*m, {Tensor::from_vector<float>({4, 3, 2}, xv), Tensor::from_vector<int32_t>({3}, {5, 0, 0})});
+  EXPECT_FALSE(r.is_ok());
+}
+
 TEST(OnnxImport, OpsetOutOfRangeAndOpsChangedAtOpset7) {
   Model newer(19);
   newer.input("x", {1}).output("y");

@@ -252,6 +252,38 @@ Outs convert_gather_elements(NodeContext& c) {
   return {c.op(OpCode::GatherElements, {c.input(0, "data"), c.input(1, "indices")}, a)};
 }
 
+// ReverseSequence-10: along time_axis, the first sequence_lens[b] entries of each batch entry b
+// reversed, the rest kept: a GatherElements at t < len ? len - 1 - t : t, so sequence_lens may be a
+// runtime input (a length beyond the time axis is an index out of range, reported at run time).
+Outs convert_reverse_sequence(NodeContext& c) {
+  ir::Expr x = c.input(0, "input");
+  const Shape xs = c.shape(0, "input");
+  const int64_t r = static_cast<int64_t>(xs.size());
+  const int64_t batch_axis = c.attr_int("batch_axis", 1), time_axis = c.attr_int("time_axis", 0);
+  if (r < 2) c.fail("input must have rank 2 or more, got shape " + shape_str(xs));
+  if (batch_axis + time_axis != 1 || batch_axis * time_axis != 0)
+    c.fail("batch_axis and time_axis must be 0 and 1 in some order, got " + std::to_string(batch_axis) + " and " +
+           std::to_string(time_axis));
+  const int64_t B = xs[static_cast<size_t>(batch_axis)], T = xs[static_cast<size_t>(time_axis)];
+  const Shape& ls = c.shape(1, "sequence_lens");
+  if (ls != Shape{B}) c.fail("sequence_lens must have shape (" + std::to_string(B) + "), got " + shape_str(ls));
+  if (!is_integer(c.dtype(1, "sequence_lens"))) c.fail("sequence_lens must be integers");
+  Shape along_batch(static_cast<size_t>(r), 1), along_time(static_cast<size_t>(r), 1);
+  along_batch[static_cast<size_t>(batch_axis)] = B;
+  along_time[static_cast<size_t>(time_axis)] = T;
+  ir::Expr len = c.reshape(c.cast(c.input(1, "sequence_lens"), DType::i64), along_batch);
+  std::vector<int64_t> steps(static_cast<size_t>(T));
+  for (int64_t i = 0; i < T; ++i) steps[static_cast<size_t>(i)] = i;
+  ir::Expr t = ir::constant(Tensor::from_vector<int64_t>(along_time, steps));
+  ir::Expr reversed = c.op(OpCode::Sub, {c.op(OpCode::Sub, {len, c.scalar(DType::i64, 1)}), t});
+  ir::Expr idx = c.op(OpCode::Where, {c.op(OpCode::Less, {t, len}), reversed, t});
+  ops::ShapeAttrs full;
+  full.shape = xs;
+  ops::AxisAttrs a;
+  a.axis = time_axis;
+  return {c.op(OpCode::GatherElements, {x, c.op(OpCode::BroadcastTo, {idx}, full)}, a)};
+}
+
 Outs convert_gather_nd(NodeContext& c) {
   ops::BatchDimsAttrs a;
   a.batch_dims = c.attr_int("batch_dims", 0);
@@ -507,6 +539,7 @@ void register_transform_converters(ConverterTable& t) {
   t.add("Slice", 1, convert_slice);
   t.add("Gather", 1, convert_gather);
   t.add("GatherElements", 11, convert_gather_elements);
+  t.add("ReverseSequence", 10, convert_reverse_sequence);
   t.add("GatherND", 11, convert_gather_nd);
   t.add("Scatter", 9, convert_scatter_elements);
   t.add("ScatterElements", 11, convert_scatter_elements);
