@@ -166,6 +166,9 @@ SY_ATTRS(Resize2dAttrs)
   // The scales ONNX's Resize was given, where they are not output / input (a 0.5 of an odd
   // size): the coordinate transformation divides by them. 0: output / input.
   double scale_h = 0.0, scale_w = 0.0;
+  // Linear and cubic: the taps outside the image weigh 0, the others are renormalized to sum to
+  // 1 (TensorFlow's bicubic resize through tf2onnx); otherwise they repeat the edge.
+  bool exclude_outside = false;
   template <class V> void fields(V& v) {
     v.visit("size", size);
     v.visit("mode", mode);
@@ -174,6 +177,7 @@ SY_ATTRS(Resize2dAttrs)
     v.visit("cubic_coeff_a", cubic_coeff_a);
     v.visit("scale_h", scale_h);
     v.visit("scale_w", scale_w);
+    v.visit("exclude_outside", exclude_outside);
   }
 };
 

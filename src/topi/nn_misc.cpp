@@ -140,6 +140,17 @@ AxisTaps axis_taps(const ops::Resize2dAttrs& a, Expr o, int64_t in_len, int64_t 
   } else {
     throw Error("image.resize2d: unknown mode '" + a.mode + "' (expected nearest, linear or cubic)");
   }
+  if (a.exclude_outside && t.w.size() > 1) {
+    // The reference's renormalization: tap k reads i0 + k (linear) or i0 - 1 + k (cubic).
+    const int64_t first = t.w.size() == 2 ? 0 : -1;
+    Expr sum;
+    for (size_t k = 0; k < t.w.size(); ++k) {
+      Expr raw = i0 + (first + static_cast<int64_t>(k));
+      t.w[k] = tir::select(tir::logical_and(raw >= idx(0), raw < idx(in_len)), t.w[k], dconst(0.0));
+      sum = sum ? sum + t.w[k] : dconst(0.0) + t.w[k];
+    }
+    for (Expr& w : t.w) w = w / sum;
+  }
   return t;
 }
 

@@ -1635,6 +1635,8 @@ class Gen:
         attrs = {'mode': mode, 'coordinate_transformation_mode': ctm}
         if mode == 'nearest':
             attrs['nearest_mode'] = self.r.choice(['round_prefer_floor', 'round_prefer_ceil', 'floor', 'ceil'])
+        elif self.r.random() < 0.3:
+            attrs['exclude_outside'] = 1  # TensorFlow's resize: the taps outside weigh 0
         return self.node('Resize', ins, [self.out(shp, x.dtype, 'any', x.mag * 2, False)], **attrs)
 
     # ---------------------------------------------------------------- quantization

@@ -256,6 +256,7 @@ TEST(TopiNnMisc, Resize) {
     const char* nearest;
     Shape size;
     double scale_h = 0, scale_w = 0;  // ONNX's given scales where they are not output/input
+    bool exclude_outside = false;
   };
   for (const Case& c : std::vector<Case>{{"nearest", "half_pixel", "round_prefer_floor", {7, 11}},
                                           {"nearest", "asymmetric", "floor", {3, 4}},
@@ -275,7 +276,12 @@ TEST(TopiNnMisc, Resize) {
                                           {"cubic", "pytorch_half_pixel", "", {7, 4}, 1.4, 0.7},
                                           // TensorFlow's half-pixel nearest (tf2onnx).
                                           {"nearest", "tf_half_pixel_for_nn", "round_prefer_ceil", {3, 10}},
-                                          {"linear", "tf_half_pixel_for_nn", "", {9, 4}}}) {
+                                          {"linear", "tf_half_pixel_for_nn", "", {9, 4}},
+                                          // TensorFlow's bicubic/bilinear: taps outside weigh 0.
+                                          {"cubic", "half_pixel", "", {10, 7}, 0, 0, true},
+                                          {"cubic", "asymmetric", "", {3, 4}, 0, 0, true},
+                                          {"linear", "tf_half_pixel_for_nn", "", {9, 4}, 0, 0, true},
+                                          {"cubic", "pytorch_half_pixel", "", {7, 4}, 1.4, 0.7, true}}) {
     SCOPED_TRACE(std::string(c.mode) + " " + c.coord);
     ops::Resize2dAttrs a;
     a.mode = c.mode;
@@ -284,6 +290,7 @@ TEST(TopiNnMisc, Resize) {
     a.size = {c.size[0], c.size[1]};
     a.scale_h = c.scale_h;
     a.scale_w = c.scale_w;
+    a.exclude_outside = c.exclude_outside;
     expect_native_matches_reference(OpCode::Resize2d, attrs(a), {rnd({1, 2, 5, 6}, 151)}, kRtol, kAtol);
   }
 }

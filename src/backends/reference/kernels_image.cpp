@@ -108,6 +108,16 @@ std::vector<Taps> axis_taps(const ops::Resize2dAttrs& a, int64_t in_len, int64_t
     } else {
       throw Error("image.resize2d: unknown mode '" + a.mode + "' (expected nearest, linear or cubic)");
     }
+    if (a.exclude_outside && t.n > 1) {
+      // Tap k reads i0 + k (linear) or i0 - 1 + k (cubic) before clamping.
+      const int64_t first = t.n == 2 ? i0 : i0 - 1;
+      double sum = 0.0;
+      for (int k = 0; k < t.n; ++k) {
+        if (first + k < 0 || first + k >= in_len) t.w[k] = 0.0;
+        sum += t.w[k];
+      }
+      for (int k = 0; k < t.n; ++k) t.w[k] /= sum;
+    }
   }
   return taps;
 }

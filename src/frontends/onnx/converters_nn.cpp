@@ -617,7 +617,7 @@ Outs convert_resize(NodeContext& c) {
   if (ctm != "half_pixel" && ctm != "pytorch_half_pixel" && ctm != "align_corners" && ctm != "asymmetric" &&
       ctm != "tf_half_pixel_for_nn")
     c.fail("unknown coordinate_transformation_mode '" + ctm + "'");
-  if (c.attr_int("exclude_outside", 0) != 0) c.unsupported("Resize with exclude_outside=1");
+  a.exclude_outside = c.attr_int("exclude_outside", 0) != 0 && a.mode != "nearest";
   if (c.attr_int("antialias", 0) != 0) c.unsupported("Resize with antialias=1");
   ir::Expr x = c.input(0, "X");
   int64_t r = c.rank(0, "X");
