@@ -1,6 +1,7 @@
 #!/usr/bin/python3
-"""3-D convolutions and pools (ONNX Conv, MaxPool, AveragePool on N, C, D, H, W) against PyTorch:
-strides, dilations, paddings, groups, depthwise, bias or none, ceil_mode and count_include_pad.
+"""3-D convolutions and pools (ONNX Conv, ConvTranspose, MaxPool, AveragePool on N, C, D, H, W)
+against PyTorch: strides, dilations, paddings, output_padding, groups, depthwise, bias or none,
+ceil_mode and count_include_pad.
 One model computes every case as its own output; one `switchyard run` per path.
 
   nn3d_vs_torch.py --binary build/bin/switchyard --work DIR [-- RUN ARGS...]
@@ -26,6 +27,15 @@ CASES = [
     ("conv_groups2", nn.Conv3d(8, 6, 3, groups=2, padding=(0, 1, 1)), (1, 8, 4, 5, 5)),
     ("conv_depthwise", nn.Conv3d(8, 8, 3, groups=8, padding=1), (1, 8, 4, 6, 6)),
     ("conv_patch_3x7x7_s244", nn.Conv3d(3, 16, (3, 7, 7), stride=(2, 4, 4), padding=(1, 3, 3)), (1, 3, 8, 16, 16)),
+    # Transposed: a 3-D U-Net's 2x upsampling, overlapping taps with output_padding, no bias,
+    # groups with a dilated depth, a stride longer than the kernel (gaps), depth only.
+    ("convT_2_s2", nn.ConvTranspose3d(8, 4, 2, stride=2), (1, 8, 3, 4, 5)),
+    ("convT_3_s2_pad1_outpad1", nn.ConvTranspose3d(4, 6, 3, stride=2, padding=1, output_padding=1), (1, 4, 3, 5, 4)),
+    ("convT_3_pad1_nobias", nn.ConvTranspose3d(5, 3, 3, padding=1, bias=False), (2, 5, 4, 4, 3)),
+    ("convT_groups2_dilated", nn.ConvTranspose3d(6, 4, (2, 3, 3), stride=(1, 2, 2), groups=2, dilation=(2, 1, 1)),
+     (1, 6, 3, 4, 4)),
+    ("convT_k2_s3", nn.ConvTranspose3d(3, 3, 2, stride=3), (1, 3, 2, 3, 3)),
+    ("convT_depth_3x1x1_s2", nn.ConvTranspose3d(4, 4, (3, 1, 1), stride=(2, 1, 1), padding=(1, 0, 0)), (1, 4, 5, 3, 3)),
     ("maxpool_3", nn.MaxPool3d(3, stride=1, padding=1), (1, 4, 5, 6, 6)),
     ("maxpool_1x3x3_s122", nn.MaxPool3d((1, 3, 3), stride=(1, 2, 2), padding=(0, 1, 1)), (1, 4, 4, 9, 9)),
     ("maxpool_2_s2_ceil", nn.MaxPool3d(2, stride=2, ceil_mode=True), (1, 3, 5, 7, 6)),
@@ -55,7 +65,7 @@ def main():
     model = All().eval()
     with torch.no_grad():
         for m in model.modules():
-            if isinstance(m, nn.Conv3d) and m.bias is not None:
+            if isinstance(m, (nn.Conv3d, nn.ConvTranspose3d)) and m.bias is not None:
                 m.bias.uniform_(-1, 1)
     gen = torch.Generator().manual_seed(1)
     xs = [torch.randn(s, generator=gen) for _, _, s in CASES]

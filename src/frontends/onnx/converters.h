@@ -41,6 +41,14 @@ SpatialWindow resolve_spatial(NodeContext& c, const Shape& in_spatial, std::vect
 // (converters_nn3d.cpp).
 ir::Expr build_conv3d(NodeContext& c, const ir::Expr& x, const ir::Expr& w, const ir::Expr& bias);
 ir::Expr build_pool3d(NodeContext& c, const ir::Expr& x, ops::OpCode pool2d);
+// A 3-D ConvTranspose (x N, C, D, H, W; w C, O / groups, KD, KH, KW) from its resolved window:
+// strides, dilations, output_padding, begin and end paddings per spatial axis (depth first).
+struct TransposedWindow {
+  std::vector<int64_t> strides, dilations, output_padding, begin, end;
+  int64_t groups = 1;
+};
+ir::Expr build_conv_transpose3d(NodeContext& c, const ir::Expr& x, const ir::Expr& w, const ir::Expr& bias,
+                                const TransposedWindow& win);
 
 void register_elementwise_converters(ConverterTable& t);
 void register_nn_converters(ConverterTable& t);

@@ -33,7 +33,7 @@ struct Window {
 bool spatial_is_1d(NodeContext& c, int64_t rank, const char* what) {
   if (rank == 3) return true;
   if (rank == 4) return false;
-  if (rank == 5) c.unsupported(std::string("3-D ") + what + " (of the 3-D ops only Conv, MaxPool and AveragePool are supported)");
+  if (rank == 5) c.unsupported(std::string("3-D ") + what + " (of the 3-D ops only Conv, ConvTranspose, MaxPool and AveragePool are supported)");
   c.fail(std::string("input X must have rank 3 or 4 (N, C, spatial...), got rank ") + std::to_string(rank));
 }
 
@@ -144,7 +144,8 @@ Outs convert_conv(NodeContext& c) {
 
 Outs convert_conv_transpose(NodeContext& c) {
   ir::Expr x = c.input(0, "X"), w = c.input(1, "W");
-  bool one_d = spatial_is_1d(c, c.rank(0, "X"), "transposed convolution");
+  const bool three_d = c.rank(0, "X") == 5;
+  bool one_d = !three_d && spatial_is_1d(c, c.rank(0, "X"), "transposed convolution");
   const Shape& xs = ir::shape_of(x);
   const Shape& ws = ir::shape_of(w);
   if (ws.size() != xs.size()) c.fail("weight rank " + std::to_string(ws.size()) + " does not match input rank");
@@ -194,6 +195,8 @@ Outs convert_conv_transpose(NodeContext& c) {
   } else if (auto_pad != "VALID") {
     c.fail("unknown auto_pad '" + auto_pad + "'");
   }
+  if (three_d)
+    return {build_conv_transpose3d(c, x, w, c.optional_input(2), {strides, dil, out_pad, begin, end, c.attr_int("group", 1)})};
   ops::ConvTranspose2dAttrs a;
   a.groups = c.attr_int("group", 1);
   if (one_d) {

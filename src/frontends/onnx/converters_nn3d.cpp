@@ -7,6 +7,9 @@
 //    stacked as channels for one conv instead (sliced and concatenated): R(2+1)D-18 243 ms
 //    against 223, R3D-18 206 against 214 (2 threads, Zen 4); gathered by one index table, slower
 //    still (an index load per element);
+//  - transposed conv: for each depth tap, a 2-D transposed conv of all N * D images by that tap's
+//    2-D weight, its depths spread out by the stride and shifted by the tap, the taps summed and
+//    the depth padding cut (3-D U-Nets and V-Nets upsample so);
 //  - pool: the 2-D pool over the planes of every depth, then the depth window as a maximum or a
 //    mean of slices (the count of an average pool is a product of a depth and a plane count).
 #include <cmath>
@@ -88,6 +91,59 @@ ir::Expr build_conv3d(NodeContext& c, const ir::Expr& x, const ir::Expr& w, cons
   }
   const Shape& ys = ir::shape_of(y);
   return c.transpose(c.reshape(y, {N, Do, O, ys[2], ys[3]}), {0, 2, 1, 3, 4});
+}
+
+ir::Expr build_conv_transpose3d(NodeContext& c, const ir::Expr& x, const ir::Expr& w, const ir::Expr& bias,
+                                const TransposedWindow& win) {
+  const Shape xs = ir::shape_of(x), ws = ir::shape_of(w);
+  const int64_t N = xs[0], C = xs[1], D = xs[2], G = win.groups;
+  if (ws.size() != 5) c.fail("weight rank " + std::to_string(ws.size()) + " does not match input rank 5");
+  if (G <= 0 || C % G != 0 || ws[0] != C)
+    c.fail("groups " + std::to_string(G) + " do not divide the input's " + std::to_string(C) + " channels of the weight's " +
+           std::to_string(ws[0]));
+  const int64_t O = ws[1] * G, KD = ws[2], sd = win.strides[0], dd = win.dilations[0];
+  // Every depth the taps write, before the padding is cut.
+  const int64_t full = (D - 1) * sd + (KD - 1) * dd + 1 + win.output_padding[0];
+  const int64_t Do = full - win.begin[0] - win.end[0];
+  if (Do < 1) c.fail("the padding leaves no output depth");
+  ops::ConvTranspose2dAttrs a;
+  a.strides = {win.strides[1], win.strides[2]};
+  a.dilation = {win.dilations[1], win.dilations[2]};
+  a.output_padding = {win.output_padding[1], win.output_padding[2]};
+  a.padding = {win.begin[1], win.begin[2], win.end[1], win.end[2]};
+  a.groups = G;
+  const ir::Expr images = c.reshape(c.transpose(x, {0, 2, 1, 3, 4}), {N * D, C, xs[3], xs[4]});
+  ir::Expr sum;
+  int64_t plane = 0, Ho = 0, Wo = 0;
+  for (int64_t kd = 0; kd < KD; ++kd) {
+    ops::StridedSliceAttrs wk;
+    wk.begin = {0, 0, kd, 0, 0};
+    wk.end = {ws[0], ws[1], kd + 1, ws[3], ws[4]};
+    wk.strides = {1, 1, 1, 1, 1};
+    ir::Expr w_kd = c.reshape(c.op(OpCode::StridedSlice, {w}, wk), {ws[0], ws[1], ws[3], ws[4]});
+    ir::Expr z = c.op(OpCode::ConvTranspose2d, {images, w_kd}, a);  // (N * D, O, Ho, Wo)
+    const Shape& zs = ir::shape_of(z);
+    Ho = zs[2], Wo = zs[3], plane = O * Ho * Wo;
+    // Input depth i lands on i * sd + kd * dd: spread by the stride (zeros between), then shifted.
+    ir::Expr spread = c.reshape(z, {N, D, 1, plane});
+    if (sd > 1) {
+      ops::PadAttrs gap;
+      gap.pads = {0, 0, 0, 0, 0, 0, sd - 1, 0};
+      spread = c.op(OpCode::Pad, {spread}, gap);
+    }
+    spread = c.reshape(spread, {N, D * sd, plane});
+    ops::PadAttrs shift;
+    shift.pads = {0, kd * dd, 0, 0, full - kd * dd - D * sd, 0};  // negative: cuts the last gap
+    ir::Expr placed = c.op(OpCode::Pad, {spread}, shift);
+    sum = sum ? c.op(OpCode::Add, {sum, placed}) : placed;
+  }
+  ops::StridedSliceAttrs crop;
+  crop.begin = {0, win.begin[0], 0};
+  crop.end = {N, win.begin[0] + Do, plane};
+  crop.strides = {1, 1, 1};
+  ir::Expr y = c.transpose(c.reshape(c.op(OpCode::StridedSlice, {sum}, crop), {N, Do, O, Ho, Wo}), {0, 2, 1, 3, 4});
+  if (bias) y = c.op(OpCode::Add, {y, c.reshape(bias, {1, O, 1, 1, 1})});
+  return y;
 }
 
 ir::Expr build_pool3d(NodeContext& c, const ir::Expr& x, OpCode pool2d) {
