@@ -1193,8 +1193,7 @@ class Gen:
                 x = self.reshape_to(x, shp)
         if x is None:
             r = self.r.choice(rank)
-            shp = (self.r.choice([1, 1, 2]), self.r.choice([1, 2, 3, 4, 6, 8]), self.extent()) + \
-                ((self.extent(),) if r == 4 else ())
+            shp = (self.r.choice([1, 1, 2]), self.r.choice([1, 2, 3, 4, 6, 8])) + tuple(self.extent() for _ in range(r - 2))
             x = self.input(shp)
         return x
 
@@ -1611,24 +1610,27 @@ class Gen:
                              mode=self.r.choice(['bilinear', 'nearest', 'bicubic']),
                              padding_mode=self.r.choice(['zeros', 'border', 'reflection']),
                              align_corners=self.r.choice([0, 1]))
+        if self.r.random() < 0.3:
+            # 1-D and 3-D resizes (composed of 2-D ones by the importer).
+            x = self.image(rank=(self.r.choice([3, 5]),))
+        n, c, spatial = x.shape[0], x.shape[1], x.shape[2:]
         mode = self.r.choice(['nearest', 'nearest', 'linear', 'cubic'])
         ctm = self.r.choice(['half_pixel', 'asymmetric', 'align_corners', 'pytorch_half_pixel', 'tf_half_pixel_for_nn'])
         if self.r.random() < 0.5:
-            sh, sw = self.r.choice([1, 2, 3]), self.r.choice([1, 2, 3])
+            sc = [self.r.choice([1, 2, 3]) for _ in spatial]
             if ctm != 'align_corners' and self.r.random() < 0.4:
                 # Scales the sizes do not divide (interpolate(scale_factor=0.5) of an odd size):
                 # the output is floor(size * scale), the coordinates divide by the scale.
-                sh, sw = self.r.choice([0.5, 0.6, 1.5, 2.5]), self.r.choice([0.5, 0.75, 1.5, 1.25])
+                sc = [self.r.choice([0.5, 0.6, 0.75, 1.25, 1.5, 2.5]) for _ in spatial]
             f32 = lambda v: float(np.float32(v))  # the scales as the model stores them
-            shp = (n, c, int(math.floor(h * f32(sh))), int(math.floor(w * f32(sw))))
+            shp = (n, c) + tuple(int(math.floor(d * f32(s))) for d, s in zip(spatial, sc))
             if numel(shp) > self.max_numel or min(shp) < 1:
                 return False
-            ins = [x, '', self.param([1.0, 1.0, float(sh), float(sw)], F32)]
+            ins = [x, '', self.param([1.0, 1.0] + [float(s) for s in sc], F32)]
         else:
-            oh, ow = self.r.choice([1, 2, 5, 7, 8, 9, 16, 17]), self.r.choice([1, 3, 5, 7, 9, 16, 17])
+            shp = (n, c) + tuple(self.r.choice([1, 2, 3, 5, 7, 8, 9, 16, 17]) for _ in spatial)
             if ctm == 'align_corners':
-                oh, ow = max(oh, 2), max(ow, 2)
-            shp = (n, c, oh, ow)
+                shp = shp[:2] + tuple(max(d, 2) for d in shp[2:])
             if numel(shp) > self.max_numel:
                 return False
             ins = [x, '', '', self.param(list(shp))]

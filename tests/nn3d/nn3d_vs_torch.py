@@ -1,7 +1,7 @@
 #!/usr/bin/python3
-"""3-D convolutions and pools (ONNX Conv, ConvTranspose, MaxPool, AveragePool on N, C, D, H, W)
-against PyTorch: strides, dilations, paddings, output_padding, groups, depthwise, bias or none,
-ceil_mode and count_include_pad.
+"""3-D convolutions, pools and resizes (ONNX Conv, ConvTranspose, MaxPool, AveragePool, Resize on
+N, C, D, H, W; Resize on N, C, L too) against PyTorch: strides, dilations, paddings,
+output_padding, groups, depthwise, bias or none, ceil_mode, count_include_pad, interpolation modes.
 One model computes every case as its own output; one `switchyard run` per path.
 
   nn3d_vs_torch.py --binary build/bin/switchyard --work DIR [-- RUN ARGS...]
@@ -46,6 +46,14 @@ CASES = [
     ("avgpool_3_pad1_include", nn.AvgPool3d(3, stride=2, padding=1, count_include_pad=True), (1, 3, 5, 6, 7)),
     ("avgpool_2_s2_ceil", nn.AvgPool3d(2, stride=2, ceil_mode=True, count_include_pad=False), (1, 3, 5, 7, 6)),
     ("global_avgpool", nn.AdaptiveAvgPool3d(1), (1, 5, 3, 4, 4)),
+    # Resizes of 3 (and 1) spatial axes, composed of 2-D ones: trilinear, with align_corners to a
+    # size, nearest over the planes only, a 0.5 scale of odd sizes; linear and nearest 1-D.
+    ("upsample_trilinear_x2", nn.Upsample(scale_factor=2, mode="trilinear"), (1, 4, 3, 5, 6)),
+    ("upsample_trilinear_ac_size", nn.Upsample(size=(5, 7, 4), mode="trilinear", align_corners=True), (1, 3, 3, 4, 6)),
+    ("upsample_nearest_x122", nn.Upsample(scale_factor=(1, 2, 2), mode="nearest"), (1, 4, 3, 4, 5)),
+    ("downsample_trilinear_half_odd", nn.Upsample(scale_factor=0.5, mode="trilinear"), (1, 2, 5, 7, 9)),
+    ("upsample_linear_1d_x3", nn.Upsample(scale_factor=3, mode="linear"), (1, 4, 7)),
+    ("upsample_nearest_1d_size", nn.Upsample(size=11, mode="nearest"), (2, 3, 5)),
 ]
 
 

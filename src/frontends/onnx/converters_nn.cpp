@@ -536,10 +536,9 @@ Outs convert_space_to_depth(NodeContext& c) {
 }
 
 // Resize/Upsample of the two innermost axes of a 4-D tensor.
-ir::Expr resize_2d(NodeContext& c, const ir::Expr& x, std::vector<double> scales, std::vector<int64_t> sizes,
+ir::Expr resize_4d(NodeContext& c, const ir::Expr& x, std::vector<double> scales, std::vector<int64_t> sizes,
                    ops::Resize2dAttrs a) {
   const Shape& xs = ir::shape_of(x);
-  if (xs.size() != 4) c.unsupported("Resize of a rank-" + std::to_string(xs.size()) + " tensor (only 4-D NCHW)");
   if (!sizes.empty()) {
     if (sizes.size() != 4) c.fail("sizes must have 4 values, got " + std::to_string(sizes.size()));
     if (sizes[0] != xs[0] || sizes[1] != xs[1]) c.unsupported("Resize of the batch or channel axis");
@@ -566,6 +565,46 @@ ir::Expr resize_2d(NodeContext& c, const ir::Expr& x, std::vector<double> scales
     }
   }
   return c.op(OpCode::Resize2d, {x}, a);
+}
+
+// Resize of (N, C, spatial...) with 1, 2 or 3 spatial axes. Every mode is separable (ONNX
+// interpolates one axis after another), so a 1-D resize is a 2-D one over a height of 1 (an
+// identity: weight 1 on the row itself), and a 3-D one resizes each depth's planes, then the
+// depths of the resized planes (a 2-D resize whose width, the planes, stays).
+ir::Expr resize_2d(NodeContext& c, const ir::Expr& x, std::vector<double> scales, std::vector<int64_t> sizes,
+                   ops::Resize2dAttrs a) {
+  const Shape xs = ir::shape_of(x);
+  const size_t r = xs.size();
+  if (r < 3 || r > 5) c.unsupported("Resize of a rank-" + std::to_string(r) + " tensor (N, C and 1 to 3 spatial axes)");
+  if (!sizes.empty() && sizes.size() != r)
+    c.fail("sizes must have " + std::to_string(r) + " values, got " + std::to_string(sizes.size()));
+  if (!scales.empty() && scales.size() != r)
+    c.fail("scales must have " + std::to_string(r) + " values, got " + std::to_string(scales.size()));
+  if (r == 4) return resize_4d(c, x, scales, sizes, a);
+  if ((!sizes.empty() && (sizes[0] != xs[0] || sizes[1] != xs[1])) || (!scales.empty() && (scales[0] != 1 || scales[1] != 1)))
+    c.unsupported("Resize of the batch or channel axis");
+  // The values of the axes picked, as a 4-D resize's (N and C unchanged, a missing one 1).
+  auto pick = [&](int64_t n, int64_t ch, int h, int w, int64_t size_h, int64_t size_w) {
+    std::vector<double> sc;
+    std::vector<int64_t> sz;
+    if (!scales.empty()) sc = {1, 1, h < 0 ? 1.0 : scales[static_cast<size_t>(h)], w < 0 ? 1.0 : scales[static_cast<size_t>(w)]};
+    else sz = {n, ch, size_h, size_w};
+    return std::make_pair(sc, sz);
+  };
+  if (r == 3) {
+    const int64_t L = xs[2];
+    auto [sc, sz] = pick(xs[0], xs[1], -1, 2, 1, sizes.empty() ? 0 : sizes[2]);
+    ir::Expr y = resize_4d(c, c.reshape(x, {xs[0], xs[1], 1, L}), sc, sz, a);
+    const Shape& ys = ir::shape_of(y);
+    return c.reshape(y, {xs[0], xs[1], ys[3]});
+  }
+  const int64_t N = xs[0], C = xs[1], D = xs[2];
+  auto [sc1, sz1] = pick(N, C * D, 3, 4, sizes.empty() ? 0 : sizes[3], sizes.empty() ? 0 : sizes[4]);
+  ir::Expr planes = resize_4d(c, c.reshape(x, {N, C * D, xs[3], xs[4]}), sc1, sz1, a);
+  const Shape ps = ir::shape_of(planes);
+  auto [sc2, sz2] = pick(N, C, 2, -1, sizes.empty() ? 0 : sizes[2], ps[2] * ps[3]);
+  ir::Expr y = resize_4d(c, c.reshape(planes, {N, C, D, ps[2] * ps[3]}), sc2, sz2, a);
+  return c.reshape(y, {N, C, ir::shape_of(y)[2], ps[2], ps[3]});
 }
 
 // GridSample-16 (4-D): data sampled at the grid's normalized (x, y) as PyTorch's grid_sample.
