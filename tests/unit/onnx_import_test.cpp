@@ -115,6 +115,23 @@ void set_string(::onnx::NodeProto& n, const std::string& name, const std::string
   a->set_s(v);
 }
 
+// A graph attribute (an If's then_branch/else_branch) of n, to add nodes and outputs to.
+::onnx::GraphProto& set_graph(::onnx::NodeProto& n, const std::string& name) {
+  auto* a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(::onnx::AttributeProto::GRAPH);
+  a->mutable_g()->set_name(name);
+  return *a->mutable_g();
+}
+::onnx::NodeProto& graph_node(::onnx::GraphProto& g, const std::string& op, std::vector<std::string> ins,
+                              std::vector<std::string> outs) {
+  auto* n = g.add_node();
+  n->set_op_type(op);
+  for (auto& i : ins) n->add_input(i);
+  for (auto& o : outs) n->add_output(o);
+  return *n;
+}
+
 std::string error_of(const Result<ir::Module>& r) { return r.is_ok() ? "<ok>" : r.status().message(); }
 
 std::vector<const ir::CallNode*> op_calls(const ir::Module& m) {
@@ -756,6 +773,67 @@ TEST(OnnxImport, ReverseSequenceWithRuntimeLengths) {
   // A length beyond the time axis reads outside it: an error, not a value.
   auto r = reference::run_module(*m, {Tensor::from_vector<float>({4, 3, 2}, xv), Tensor::from_vector<int32_t>({3}, {5, 0, 0})});
   EXPECT_FALSE(r.is_ok());
+}
+
+// If with a condition from shapes (PyTorch's exported shape checks): the branch taken is imported
+// in the If's place, reading outer values (one read only there) and its own initializer; a nested
+// If in it too.
+TEST(OnnxImport, IfWithAConditionKnownWhenImportingImportsTheBranchTaken) {
+  for (int64_t size : {6, 7}) {
+    Model b(13);
+    b.input("x", {2, 3}).output("y");
+    b.init_i64("size", {}, {size});
+    b.init_i64("ten", {}, {10});
+    b.node("Size", {"x"}, {"n"});
+    b.node("Equal", {"n", "size"}, {"cond"});
+    b.node("Neg", {"x"}, {"negx"});  // read only inside the then branch
+    auto& n = b.node("If", {"cond"}, {"y"}, "check");
+    auto& then_g = set_graph(n, "then_branch");
+    auto* k = then_g.add_initializer();
+    k->set_name("one");
+    k->set_data_type(::onnx::TensorProto::FLOAT);
+    k->add_float_data(1.0f);
+    graph_node(then_g, "Add", {"negx", "one"}, {"a"});
+    graph_node(then_g, "Less", {"n", "ten"}, {"small"});
+    auto& inner = graph_node(then_g, "If", {"small"}, {"t"});
+    graph_node(set_graph(inner, "then_branch"), "Identity", {"a"}, {"r1"});
+    graph_node(set_graph(inner, "else_branch"), "Neg", {"a"}, {"r2"});
+    inner.mutable_attribute(0)->mutable_g()->add_output()->set_name("r1");
+    inner.mutable_attribute(1)->mutable_g()->add_output()->set_name("r2");
+    then_g.add_output()->set_name("t");
+    auto& else_g = set_graph(n, "else_branch");
+    graph_node(else_g, "Mul", {"x", "x"}, {"e"});
+    else_g.add_output()->set_name("e");
+    auto m = b.import();
+    ASSERT_TRUE(m.is_ok()) << m.status().message();
+    const std::vector<float> xv = {1, -2, 3, 0.5f, -0.25f, 4};
+    Tensor y = run1(*m, {Tensor::from_vector<float>({2, 3}, xv)});
+    ASSERT_EQ(y.numel(), 6);
+    for (size_t i = 0; i < 6; ++i)
+      EXPECT_EQ(y.data<float>()[i], size == 6 ? -xv[i] + 1 : xv[i] * xv[i]) << "size " << size << " element " << i;
+  }
+}
+
+TEST(OnnxImport, IfWithARuntimeConditionOrAnUnsupportedBranchIsRefused) {
+  Model b(13);
+  b.input("x", {2}).input("c", {}, ::onnx::TensorProto::BOOL).output("y");
+  auto& n = b.node("If", {"c"}, {"y"}, "gate");
+  graph_node(set_graph(n, "then_branch"), "Neg", {"x"}, {"t"});
+  n.mutable_attribute(0)->mutable_g()->add_output()->set_name("t");
+  graph_node(set_graph(n, "else_branch"), "Abs", {"x"}, {"e"});
+  n.mutable_attribute(1)->mutable_g()->add_output()->set_name("e");
+  EXPECT_NE(error_of(b.import()).find("'gate': unsupported If: its condition 'c' is not a constant"), std::string::npos)
+      << error_of(b.import());
+  Model u(13);
+  u.input("x", {2}).output("y");
+  u.init_i64("yes", {}, {1});
+  auto& n2 = u.node("If", {"yes"}, {"y"}, "gate");
+  graph_node(set_graph(n2, "then_branch"), "NoSuchOp", {"x"}, {"t"});
+  n2.mutable_attribute(0)->mutable_g()->add_output()->set_name("t");
+  graph_node(set_graph(n2, "else_branch"), "Abs", {"x"}, {"e"});
+  n2.mutable_attribute(1)->mutable_g()->add_output()->set_name("e");
+  EXPECT_NE(error_of(u.import()).find("'gate' (its then branch): unsupported ONNX ops: NoSuchOp"), std::string::npos)
+      << error_of(u.import());
 }
 
 TEST(OnnxImport, OpsetOutOfRangeAndOpsChangedAtOpset7) {

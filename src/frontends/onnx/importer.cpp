@@ -63,7 +63,8 @@ void check_all_ops_supported(const ::onnx::GraphProto& g, int64_t opset) {
   std::map<std::string, std::vector<std::string>> nodes;
   for (int i = 0; i < g.node_size(); ++i) {
     const auto& n = g.node(i);
-    bool ok = is_default_domain(n.domain()) && table.find(n.op_type(), opset) != nullptr;
+    // If: its branch is imported in its place (GraphImporter::convert_if), checked then.
+    bool ok = is_default_domain(n.domain()) && (n.op_type() == "If" || table.find(n.op_type(), opset) != nullptr);
     if (ok) continue;
     std::string op = is_default_domain(n.domain()) ? n.op_type() : n.domain() + "." + n.op_type();
     if (op.empty()) op = "<empty op type>";
@@ -292,14 +293,56 @@ class GraphImporter {
     return " (graph inputs: " + (s.empty() ? std::string("none") : s) + ")";
   }
 
-  void count_uses() {
-    for (const auto& n : g_.node())
+  // Names read by a node, here or in a branch of an If (which reads the enclosing graph's values),
+  // and the graph's outputs.
+  void count_uses() { count_uses_in(g_); }
+  void count_uses_in(const ::onnx::GraphProto& g) {
+    for (const auto& n : g.node()) {
       for (const auto& in : n.input()) used_.insert(in);
-    for (const auto& o : g_.output()) used_.insert(o.name());
+      for (const auto& a : n.attribute())
+        if (a.has_g()) count_uses_in(a.g());
+    }
+    for (const auto& o : g.output()) used_.insert(o.name());
+  }
+
+  // If-1/11/13/16 whose condition is known when importing (computed from shapes and constants,
+  // as PyTorch's exports of shape checks and TensorFlow's static conds are): the chosen branch's
+  // nodes are imported in the If's place, reading the enclosing values; its outputs become the
+  // If's. A condition computed from the graph's inputs would need both branches at run time.
+  void convert_if(const ::onnx::NodeProto& n, const std::string& label, int64_t opset) {
+    ir::Expr cond = n.input_size() > 0 ? lookup(n.input(0)) : nullptr;
+    if (!cond) throw Error(label + ": If has no condition input");
+    const auto* known = cond->as<ir::ConstantNode>();
+    if (!known)
+      throw Error(label + ": unsupported If: its condition '" + n.input(0) + "' is not a constant (it is computed from "
+                          "the graph's inputs; only a condition known when importing, e.g. from shapes, is supported)");
+    if (known->value.numel() != 1) throw Error(label + ": If's condition must have one element, got shape " + shape_str(known->value.shape()));
+    const bool taken = known->value.get_as_double(0) != 0;
+    const ::onnx::GraphProto* branch = nullptr;
+    for (const auto& a : n.attribute())
+      if (a.name() == (taken ? "then_branch" : "else_branch") && a.has_g()) branch = &a.g();
+    if (!branch) throw Error(label + ": If has no " + std::string(taken ? "then_branch" : "else_branch") + " graph");
+    if (branch->output_size() != n.output_size())
+      throw Error(label + ": the " + std::string(taken ? "then" : "else") + " branch has " + std::to_string(branch->output_size()) +
+                  " outputs, the If " + std::to_string(n.output_size()));
+    try {
+      check_all_ops_supported(*branch, opset);
+    } catch (const Error& e) {
+      throw Error(label + " (its " + std::string(taken ? "then" : "else") + " branch): " + e.what());
+    }
+    for (const auto& init : branch->initializer())
+      env_[init.name()] = ir::constant(tensor_from_proto(init, model_dir_, "initializer '" + init.name() + "'"));
+    for (int i = 0; i < branch->node_size(); ++i) convert_node(branch->node(i), i, opset);
+    for (int k = 0; k < n.output_size(); ++k) {
+      ir::Expr v = lookup(branch->output(k).name());
+      if (!v) throw Error(label + ": branch output '" + branch->output(k).name() + "' is not produced in the branch");
+      if (!n.output(k).empty()) env_[n.output(k)] = v;
+    }
   }
 
   void convert_node(const ::onnx::NodeProto& n, int index, int64_t opset) {
     std::string label = node_label(n, index);
+    if (n.op_type() == "If" && is_default_domain(n.domain())) return convert_if(n, label, opset);
     std::vector<ir::Expr> inputs;
     for (int k = 0; k < n.input_size(); ++k) {
       const std::string& in = n.input(k);
