@@ -397,7 +397,7 @@ TEST(OnnxImport, OneDimConvIsLiftedTo2D) {
 
 // 3-D convs run as 2-D ones over the depth taps (tests/nn3d checks them against PyTorch); a 3-D
 // transposed conv is refused by name.
-TEST(OnnxImport, ThreeDimConvRunsAndThreeDimConvTransposeIsUnsupported) {
+TEST(OnnxImport, ThreeDimConvAndConvTransposeRunAndThreeDimLpPoolIsUnsupported) {
   Model b;
   b.input("x", {1, 1, 3, 1, 1}).output("y");
   b.init_f("w", {1, 1, 2, 1, 1}, {1, -1});
@@ -408,12 +408,22 @@ TEST(OnnxImport, ThreeDimConvRunsAndThreeDimConvTransposeIsUnsupported) {
   EXPECT_EQ(y.shape(), (Shape{1, 1, 2, 1, 1}));
   EXPECT_FLOAT_EQ(y.data<float>()[0], -2.0f);
   EXPECT_FLOAT_EQ(y.data<float>()[1], -4.0f);
+  // Depth stride 2: each input depth writes (1, -1) times itself, two depths apart.
   Model t;
-  t.input("x", {1, 1, 2, 2, 2}).output("y");
-  t.init_f("w", {1, 1, 1, 1, 1}, {1});
-  t.node("ConvTranspose", {"x", "w"}, {"y"}, "t3");
-  EXPECT_EQ(error_of(t.import()),
-            "ConvTranspose node 't3': unsupported 3-D transposed convolution (of the 3-D ops only Conv, MaxPool and "
+  t.input("x", {1, 1, 2, 1, 1}).output("y");
+  t.init_f("w", {1, 1, 2, 1, 1}, {1, -1});
+  set_ints(t.node("ConvTranspose", {"x", "w"}, {"y"}, "t3"), "strides", {2, 1, 1});
+  auto mt = t.import();
+  ASSERT_TRUE(mt.is_ok()) << mt.status().message();
+  Tensor yt = run1(*mt, {Tensor::from_vector<float>({1, 1, 2, 1, 1}, {1, 3})});
+  ASSERT_EQ(yt.shape(), (Shape{1, 1, 4, 1, 1}));
+  const std::vector<float> want = {1, -1, 3, -3};
+  for (size_t i = 0; i < 4; ++i) EXPECT_EQ(yt.data<float>()[i], want[i]) << i;
+  Model p;
+  p.input("x", {1, 1, 2, 2, 2}).output("y");
+  set_ints(p.node("LpPool", {"x"}, {"y"}, "p3"), "kernel_shape", {1, 1, 1});
+  EXPECT_EQ(error_of(p.import()),
+            "LpPool node 'p3': unsupported 3-D pooling (of the 3-D ops only Conv, ConvTranspose, MaxPool and "
             "AveragePool are supported)");
 }
 
@@ -834,6 +844,75 @@ TEST(OnnxImport, IfWithARuntimeConditionOrAnUnsupportedBranchIsRefused) {
   n2.mutable_attribute(1)->mutable_g()->add_output()->set_name("e");
   EXPECT_NE(error_of(u.import()).find("'gate' (its then branch): unsupported ONNX ops: NoSuchOp"), std::string::npos)
       << error_of(u.import());
+}
+
+// A Loop of steps known when importing is unrolled: y <- 2 y + x[i] over the rows of x, every y
+// scanned out; stopped by the trip count, or by a condition the body computes from the step.
+TEST(OnnxImport, LoopOfKnownStepsIsUnrolled) {
+  for (bool by_condition : {false, true}) {
+    Model b(13);
+    b.input("x", {4, 3}).input("y0", {3}).output("y").output("ys");
+    b.init_i64("four", {}, {4});
+    b.init_i64("three", {}, {3});
+    auto* t = b.proto().mutable_graph()->add_initializer();
+    t->set_name("yes");
+    t->set_data_type(::onnx::TensorProto::BOOL);
+    t->add_int32_data(1);
+    auto& n = b.node("Loop", {by_condition ? "" : "four", "yes", "y0"}, {"y", "ys"}, "steps");
+    auto& g = set_graph(n, "body");
+    for (const char* in : {"i", "cond_in", "y_in"}) g.add_input()->set_name(in);
+    auto& two = graph_node(g, "Constant", {}, {"two"});
+    auto* v = two.add_attribute();
+    v->set_name("value");
+    v->set_type(::onnx::AttributeProto::TENSOR);
+    v->mutable_t()->set_data_type(::onnx::TensorProto::FLOAT);
+    v->mutable_t()->add_float_data(2.0f);
+    graph_node(g, "Gather", {"x", "i"}, {"row"});
+    graph_node(g, "Mul", {"y_in", "two"}, {"twice"});
+    graph_node(g, "Add", {"twice", "row"}, {"y_out"});
+    graph_node(g, "Identity", {"y_out"}, {"scan"});
+    if (by_condition) {  // i + 1 < 3: three steps
+      auto& one = graph_node(g, "Constant", {}, {"one"});
+      auto* o = one.add_attribute();
+      o->set_name("value");
+      o->set_type(::onnx::AttributeProto::TENSOR);
+      o->mutable_t()->set_data_type(::onnx::TensorProto::INT64);
+      o->mutable_t()->add_int64_data(1);
+      graph_node(g, "Add", {"i", "one"}, {"next"});
+      graph_node(g, "Less", {"next", "three"}, {"cond_out"});
+    } else {
+      graph_node(g, "Identity", {"cond_in"}, {"cond_out"});
+    }
+    for (const char* out : {"cond_out", "y_out", "scan"}) g.add_output()->set_name(out);
+    auto m = b.import();
+    ASSERT_TRUE(m.is_ok()) << m.status().message();
+    const std::vector<float> xv = {1, 2, 3, -1, 0.5f, 4, 0.25f, -2, 1, 3, 3, -3};
+    auto r = reference::run_module(*m, {Tensor::from_vector<float>({4, 3}, xv), Tensor::from_vector<float>({3}, {1, 0, -1})});
+    ASSERT_TRUE(r.is_ok()) << r.status().message();
+    const int steps = by_condition ? 3 : 4;
+    std::vector<float> y = {1, 0, -1}, ys;
+    for (int i = 0; i < steps; ++i)
+      for (int k = 0; k < 3; ++k) {
+        y[static_cast<size_t>(k)] = 2 * y[static_cast<size_t>(k)] + xv[static_cast<size_t>(i * 3 + k)];
+        ys.push_back(y[static_cast<size_t>(k)]);
+      }
+    ASSERT_EQ((*r)[1].shape(), (Shape{steps, 3}));
+    for (size_t k = 0; k < 3; ++k) EXPECT_EQ((*r)[0].data<float>()[k], y[k]);
+    for (size_t k = 0; k < ys.size(); ++k) EXPECT_EQ((*r)[1].data<float>()[k], ys[k]);
+  }
+}
+
+TEST(OnnxImport, LoopOfStepsKnownOnlyAtRunTimeIsRefused) {
+  Model b(13);
+  b.input("x", {3}).input("m", {}, ::onnx::TensorProto::INT64).output("y");
+  auto& n = b.node("Loop", {"m", "", "x"}, {"y"}, "steps");
+  auto& g = set_graph(n, "body");
+  for (const char* in : {"i", "cond_in", "y_in"}) g.add_input()->set_name(in);
+  graph_node(g, "Identity", {"cond_in"}, {"cond_out"});
+  graph_node(g, "Neg", {"y_in"}, {"y_out"});
+  for (const char* out : {"cond_out", "y_out"}) g.add_output()->set_name(out);
+  EXPECT_NE(error_of(b.import()).find("'steps': unsupported Loop: its trip count 'm' is not a constant"), std::string::npos)
+      << error_of(b.import());
 }
 
 TEST(OnnxImport, OpsetOutOfRangeAndOpsChangedAtOpset7) {
