@@ -915,6 +915,41 @@ TEST(OnnxImport, LoopOfStepsKnownOnlyAtRunTimeIsRefused) {
       << error_of(b.import());
 }
 
+// Scan-9, unrolled: s <- s + x_t * z_t over the rows of x and, backwards, the columns of z; every
+// s written along axis 1, backwards.
+TEST(OnnxImport, ScanIsUnrolledWithItsAxesAndDirections) {
+  Model b(13);
+  b.input("s0", {2}).input("x", {3, 2}).input("z", {2, 3}).output("s").output("o");
+  auto& n = b.node("Scan", {"s0", "x", "z"}, {"s", "o"}, "scan");
+  set_int(n, "num_scan_inputs", 2);
+  set_ints(n, "scan_input_axes", {0, 1});
+  set_ints(n, "scan_input_directions", {0, 1});
+  set_ints(n, "scan_output_axes", {1});
+  set_ints(n, "scan_output_directions", {1});
+  auto& g = set_graph(n, "body");
+  for (const char* in : {"s_in", "x_t", "z_t"}) g.add_input()->set_name(in);
+  graph_node(g, "Mul", {"x_t", "z_t"}, {"p"});
+  graph_node(g, "Add", {"s_in", "p"}, {"s_out"});
+  graph_node(g, "Identity", {"s_out"}, {"o_t"});
+  for (const char* out : {"s_out", "o_t"}) g.add_output()->set_name(out);
+  auto m = b.import();
+  ASSERT_TRUE(m.is_ok()) << m.status().message();
+  const std::vector<float> s0 = {1, -1}, x = {1, 2, 3, 4, 5, 6}, z = {0.5f, -1, 2, 3, 0.25f, -2};
+  auto r = reference::run_module(*m, {Tensor::from_vector<float>({2}, s0), Tensor::from_vector<float>({3, 2}, x),
+                                      Tensor::from_vector<float>({2, 3}, z)});
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  std::vector<float> st = s0;
+  std::vector<std::vector<float>> outs;
+  for (int t = 0; t < 3; ++t) {
+    for (int k = 0; k < 2; ++k) st[static_cast<size_t>(k)] += x[static_cast<size_t>(t * 2 + k)] * z[static_cast<size_t>(k * 3 + (2 - t))];
+    outs.push_back(st);
+  }
+  for (size_t k = 0; k < 2; ++k) EXPECT_EQ((*r)[0].data<float>()[k], st[k]);
+  ASSERT_EQ((*r)[1].shape(), (Shape{2, 3}));
+  for (size_t k = 0; k < 2; ++k)
+    for (size_t c = 0; c < 3; ++c) EXPECT_EQ((*r)[1].data<float>()[k * 3 + c], outs[2 - c][k]) << k << " " << c;
+}
+
 TEST(OnnxImport, OpsetOutOfRangeAndOpsChangedAtOpset7) {
   Model newer(19);
   newer.input("x", {1}).output("y");

@@ -14,6 +14,7 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "frontends/onnx/control_flow.h"
 #include "frontends/onnx/converters.h"
 #include "frontends/onnx/model_parse.h"
 #include "frontends/onnx/tensor_proto.h"
@@ -65,10 +66,10 @@ void check_all_ops_supported(const ::onnx::GraphProto& g, int64_t opset) {
   std::map<std::string, std::vector<std::string>> nodes;
   for (int i = 0; i < g.node_size(); ++i) {
     const auto& n = g.node(i);
-    // If and Loop: their branch or body is imported in their place (GraphImporter::convert_if,
-    // convert_loop), checked then.
-    bool ok = is_default_domain(n.domain()) &&
-              (n.op_type() == "If" || n.op_type() == "Loop" || table.find(n.op_type(), opset) != nullptr);
+    // If, Loop and Scan: their branch or body is imported in their place (control_flow.h),
+    // checked then.
+    bool ok = is_default_domain(n.domain()) && (n.op_type() == "If" || n.op_type() == "Loop" || n.op_type() == "Scan" ||
+                                                table.find(n.op_type(), opset) != nullptr);
     if (ok) continue;
     std::string op = is_default_domain(n.domain()) ? n.op_type() : n.domain() + "." + n.op_type();
     if (op.empty()) op = "<empty op type>";
@@ -183,7 +184,7 @@ ir::Type input_type(const ::onnx::ValueInfoProto& vi, const ImportOptions& opts)
   return ir::tensor_type(shape, *dt);
 }
 
-class GraphImporter {
+class GraphImporter : public GraphScope {
  public:
   GraphImporter(const ParsedModel& parsed, std::string model_dir, const ImportOptions& opts)
       : model_(parsed.model), g_(model_.graph()), raw_data_(parsed.raw_data), model_dir_(std::move(model_dir)),
@@ -276,9 +277,25 @@ class GraphImporter {
     return params;
   }
 
+  // GraphScope, for control flow's subgraphs (which read the enclosing graph's values; ONNX
+  // names are unique across them, and an unrolled body's redefinitions simply shadow).
+  void bind(const std::string& name, ir::Expr value) override { env_[name] = std::move(value); }
+  const std::string& model_dir() const override { return model_dir_; }
+  void import_nodes(const ::onnx::GraphProto& g, int64_t opset, const std::string& where) override {
+    try {
+      check_all_ops_supported(g, opset);
+    } catch (const Error& e) {
+      throw Error(where + ": " + e.what());
+    }
+    for (const auto& init : g.initializer())  // once for all the steps of an unrolled body
+      if (!env_.count(init.name()))
+        env_[init.name()] = ir::constant(tensor_from_proto(init, model_dir_, "initializer '" + init.name() + "'"));
+    for (int i = 0; i < g.node_size(); ++i) convert_node(g.node(i), i, opset);
+  }
+
   // The value of a tensor name: a node output or graph input, else an initializer (converted
   // now, once), else nullptr.
-  ir::Expr lookup(const std::string& name) {
+  ir::Expr lookup(const std::string& name) override {
     auto it = env_.find(name);
     if (it != env_.end()) return it->second;
     auto init = inits_.find(name);
@@ -309,131 +326,13 @@ class GraphImporter {
     for (const auto& o : g.output()) used_.insert(o.name());
   }
 
-  // If-1/11/13/16 whose condition is known when importing (computed from shapes and constants,
-  // as PyTorch's exports of shape checks and TensorFlow's static conds are): the chosen branch's
-  // nodes are imported in the If's place, reading the enclosing values; its outputs become the
-  // If's. A condition computed from the graph's inputs would need both branches at run time.
-  void convert_if(const ::onnx::NodeProto& n, const std::string& label, int64_t opset) {
-    ir::Expr cond = n.input_size() > 0 ? lookup(n.input(0)) : nullptr;
-    if (!cond) throw Error(label + ": If has no condition input");
-    const auto* known = cond->as<ir::ConstantNode>();
-    if (!known)
-      throw Error(label + ": unsupported If: its condition '" + n.input(0) + "' is not a constant (it is computed from "
-                          "the graph's inputs; only a condition known when importing, e.g. from shapes, is supported)");
-    if (known->value.numel() != 1) throw Error(label + ": If's condition must have one element, got shape " + shape_str(known->value.shape()));
-    const bool taken = known->value.get_as_double(0) != 0;
-    const ::onnx::GraphProto* branch = nullptr;
-    for (const auto& a : n.attribute())
-      if (a.name() == (taken ? "then_branch" : "else_branch") && a.has_g()) branch = &a.g();
-    if (!branch) throw Error(label + ": If has no " + std::string(taken ? "then_branch" : "else_branch") + " graph");
-    if (branch->output_size() != n.output_size())
-      throw Error(label + ": the " + std::string(taken ? "then" : "else") + " branch has " + std::to_string(branch->output_size()) +
-                  " outputs, the If " + std::to_string(n.output_size()));
-    try {
-      check_all_ops_supported(*branch, opset);
-    } catch (const Error& e) {
-      throw Error(label + " (its " + std::string(taken ? "then" : "else") + " branch): " + e.what());
-    }
-    for (const auto& init : branch->initializer())
-      env_[init.name()] = ir::constant(tensor_from_proto(init, model_dir_, "initializer '" + init.name() + "'"));
-    for (int i = 0; i < branch->node_size(); ++i) convert_node(branch->node(i), i, opset);
-    for (int k = 0; k < n.output_size(); ++k) {
-      ir::Expr v = lookup(branch->output(k).name());
-      if (!v) throw Error(label + ": branch output '" + branch->output(k).name() + "' is not produced in the branch");
-      if (!n.output(k).empty()) env_[n.output(k)] = v;
-    }
-  }
-
-  // Loop-1/11/13/16 whose trip count and conditions are known when importing (a static number of
-  // steps, as TensorFlow's while loops over a static length and PyTorch's exported per-item loops
-  // have): unrolled, the body imported once per step with the step number, the condition and the
-  // carried values bound to its inputs; the scan outputs stacked along a new first axis.
-  void convert_loop(const ::onnx::NodeProto& n, const std::string& label, int64_t opset) {
-    auto known = [&](int k, const char* what) -> std::optional<Tensor> {
-      if (n.input_size() <= k || n.input(k).empty()) return std::nullopt;
-      ir::Expr e = lookup(n.input(k));
-      if (!e) throw Error(label + ": input '" + n.input(k) + "' refers to an unknown tensor");
-      const auto* c = e->as<ir::ConstantNode>();
-      if (!c)
-        throw Error(label + ": unsupported Loop: its " + what + " '" + n.input(k) + "' is not a constant (it is computed from "
-                    "the graph's inputs; only a loop whose steps are known when importing is supported)");
-      if (c->value.numel() != 1) throw Error(label + ": Loop's " + what + " must have one element");
-      return c->value;
-    };
-    const std::optional<Tensor> trip = known(0, "trip count"), first_cond = known(1, "condition");
-    if (!trip && !first_cond) throw Error(label + ": unsupported Loop with neither a trip count nor a condition (endless)");
-    const ::onnx::GraphProto* body = nullptr;
-    for (const auto& a : n.attribute())
-      if (a.name() == "body" && a.has_g()) body = &a.g();
-    if (!body) throw Error(label + ": Loop has no body graph");
-    const int carried = n.input_size() - 2;
-    if (carried < 0 || body->input_size() != carried + 2 || body->output_size() < carried + 1)
-      throw Error(label + ": the body's inputs and outputs do not match the Loop's " + std::to_string(std::max(carried, 0)) +
-                  " carried values");
-    const int scans = body->output_size() - 1 - carried;
-    if (n.output_size() != carried + scans)
-      throw Error(label + ": Loop has " + std::to_string(n.output_size()) + " outputs, its body makes " +
-                  std::to_string(carried + scans));
-    try {
-      check_all_ops_supported(*body, opset);
-    } catch (const Error& e) {
-      throw Error(label + " (its body): " + e.what());
-    }
-    for (const auto& init : body->initializer())
-      env_[init.name()] = ir::constant(tensor_from_proto(init, model_dir_, "initializer '" + init.name() + "'"));
-    std::vector<ir::Expr> values;
-    for (int k = 0; k < carried; ++k) {
-      ir::Expr v = n.input(2 + k).empty() ? nullptr : lookup(n.input(2 + k));
-      if (!v) throw Error(label + ": carried value " + std::to_string(k) + " ('" + n.input(2 + k) + "') is unknown");
-      values.push_back(v);
-    }
-    std::vector<std::vector<ir::Expr>> scanned(static_cast<size_t>(scans));
-    const int64_t steps = trip ? trip->get_as_int(0) : std::numeric_limits<int64_t>::max();
-    constexpr int64_t kMaxUnrolledNodes = 20000;  // a graph that compiles in minutes, not hours
-    bool cond = first_cond ? first_cond->get_as_double(0) != 0 : true;
-    int64_t i = 0;
-    for (; i < steps && cond; ++i) {
-      if ((i + 1) * std::max(body->node_size(), 1) > kMaxUnrolledNodes)
-        throw Error(label + ": unsupported Loop of more than " + std::to_string(i) + " steps of " +
-                    std::to_string(body->node_size()) + " nodes (unrolled, over " + std::to_string(kMaxUnrolledNodes) + " nodes)");
-      env_[body->input(0).name()] = ir::constant(Tensor::from_vector<int64_t>({}, {i}));
-      env_[body->input(1).name()] = ir::constant(Tensor::from_vector<bool>({}, {cond}));
-      for (int k = 0; k < carried; ++k) env_[body->input(2 + k).name()] = values[static_cast<size_t>(k)];
-      for (int j = 0; j < body->node_size(); ++j) convert_node(body->node(j), j, opset);
-      auto out = [&](int k) {
-        ir::Expr v = lookup(body->output(k).name());
-        if (!v) throw Error(label + ": body output '" + body->output(k).name() + "' is not produced in the body");
-        return v;
-      };
-      const auto* c = out(0)->as<ir::ConstantNode>();
-      if (!c || c->value.numel() != 1)
-        throw Error(label + ": unsupported Loop: the condition its body computes is not a constant (it depends on the data)");
-      cond = c->value.get_as_double(0) != 0;
-      for (int k = 0; k < carried; ++k) values[static_cast<size_t>(k)] = out(1 + k);
-      for (int j = 0; j < scans; ++j) scanned[static_cast<size_t>(j)].push_back(out(1 + carried + j));
-    }
-    for (int k = 0; k < carried; ++k)
-      if (!n.output(k).empty()) env_[n.output(k)] = values[static_cast<size_t>(k)];
-    if (scans > 0 && i == 0) throw Error(label + ": unsupported Loop of no steps with scan outputs (their shapes are unknown)");
-    std::vector<ir::Expr> no_inputs;
-    NodeContext ctx(n, opset, label, no_inputs, [](size_t) { return true; }, model_dir_);
-    for (int j = 0; j < scans; ++j) {
-      std::vector<ir::Expr> rows;
-      for (const ir::Expr& v : scanned[static_cast<size_t>(j)]) {
-        Shape s = ir::shape_of(v);
-        s.insert(s.begin(), 1);
-        rows.push_back(ctx.reshape(v, s));
-      }
-      ops::AxisAttrs axis0;
-      if (!n.output(carried + j).empty())
-        env_[n.output(carried + j)] = rows.size() == 1 ? rows[0] : ctx.op(ops::OpCode::Concat, rows, axis0);
-    }
-  }
-
   void convert_node(const ::onnx::NodeProto& n, int index, int64_t opset) {
     std::string label = node_label(n, index);
-    if (n.op_type() == "If" && is_default_domain(n.domain())) return convert_if(n, label, opset);
-    if (n.op_type() == "Loop" && is_default_domain(n.domain())) return convert_loop(n, label, opset);
+    if (is_default_domain(n.domain()) && (n.op_type() == "If" || n.op_type() == "Loop" || n.op_type() == "Scan")) {
+      if (n.op_type() == "If") return convert_if(*this, n, label, opset);
+      if (n.op_type() == "Loop") return convert_loop(*this, n, label, opset);
+      return convert_scan(*this, n, label, opset);
+    }
     std::vector<ir::Expr> inputs;
     for (int k = 0; k < n.input_size(); ++k) {
       const std::string& in = n.input(k);

@@ -1,0 +1,35 @@
+// ONNX control flow whose course is known when importing, imported in place: If of a constant
+// condition (its branch), Loop of known steps and Scan (unrolled). The graphs Switchyard compiles
+// are static, as PyTorch's exported shape checks and per-item loops and TensorFlow's while loops
+// over static lengths are; a course that depends on the data is refused in one line.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "ir/expr.h"
+#include "onnx/onnx.pb.h"
+
+namespace sy::onnx {
+
+// The importer's side: its values by name, and the import of a subgraph's nodes.
+class GraphScope {
+ public:
+  virtual ~GraphScope() = default;
+  // The value of a name (a node output, input or initializer of this graph or an enclosing
+  // one); nullptr if none.
+  virtual ir::Expr lookup(const std::string& name) = 0;
+  virtual void bind(const std::string& name, ir::Expr value) = 0;
+  // Checks that every op of g has a converter (Error naming `where` otherwise), binds g's
+  // initializers and imports its nodes in order.
+  virtual void import_nodes(const ::onnx::GraphProto& g, int64_t opset, const std::string& where) = 0;
+  virtual const std::string& model_dir() const = 0;
+};
+
+// The unrolled graphs stay below this many nodes (compiled in minutes, not hours).
+constexpr int64_t kMaxUnrolledNodes = 20000;
+
+void convert_if(GraphScope& scope, const ::onnx::NodeProto& n, const std::string& label, int64_t opset);
+void convert_loop(GraphScope& scope, const ::onnx::NodeProto& n, const std::string& label, int64_t opset);
+void convert_scan(GraphScope& scope, const ::onnx::NodeProto& n, const std::string& label, int64_t opset);
+
+}  // namespace sy::onnx
