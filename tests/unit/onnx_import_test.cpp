@@ -950,6 +950,53 @@ TEST(OnnxImport, ScanIsUnrolledWithItsAxesAndDirections) {
     for (size_t c = 0; c < 3; ++c) EXPECT_EQ((*r)[1].data<float>()[k * 3 + c], outs[2 - c][k]) << k << " " << c;
 }
 
+// Sequence ops on sequences known when importing: x (4, 2) split in chunks of 3 rows (3 and 1),
+// the last chunk inserted again before the last, the first erased, the two left concatenated;
+// x split into rows without keepdims and stacked along a new axis 1; element 0 of those rows.
+TEST(OnnxImport, SequenceOpsBuildListsWhenImporting) {
+  Model b(13);
+  b.input("x", {4, 2}).output("len").output("cat").output("rows").output("at");
+  b.init_i64("three", {}, {3});
+  b.init_i64("minus1", {}, {-1});
+  b.init_i64("zero", {}, {0});
+  b.node("SplitToSequence", {"x", "three"}, {"chunks"});               // [x0..2], [x3]
+  b.node("SequenceAt", {"chunks", "minus1"}, {"last"});               // [x3]
+  b.node("SequenceInsert", {"chunks", "last", "minus1"}, {"ins"});    // [x0..2], [x3], [x3]
+  b.node("SequenceErase", {"ins", "zero"}, {"two"});                  // [x3], [x3]
+  b.node("SequenceLength", {"two"}, {"len"});
+  set_int(b.node("ConcatFromSequence", {"two"}, {"cat"}), "axis", 0);  // (2, 2): x3, x3
+  auto& split = b.node("SplitToSequence", {"x"}, {"row_seq"});
+  set_int(split, "keepdims", 0);
+  auto& stack = b.node("ConcatFromSequence", {"row_seq"}, {"rows"});  // (2, 4): new axis 1
+  set_int(stack, "axis", 1);
+  set_int(stack, "new_axis", 1);
+  b.node("SequenceAt", {"row_seq", "zero"}, {"at"});
+  auto m = b.import();
+  ASSERT_TRUE(m.is_ok()) << m.status().message();
+  const std::vector<float> x = {1, 2, 3, 4, 5, 6, 7, 8};
+  auto r = reference::run_module(*m, {Tensor::from_vector<float>({4, 2}, x)});
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  EXPECT_EQ((*r)[0].get_as_int(0), 2);
+  ASSERT_EQ((*r)[1].shape(), (Shape{2, 2}));
+  for (size_t i = 0; i < 4; ++i) EXPECT_EQ((*r)[1].data<float>()[i], x[6 + i % 2]) << i;
+  ASSERT_EQ((*r)[2].shape(), (Shape{2, 4}));
+  for (size_t c = 0; c < 2; ++c)
+    for (size_t k = 0; k < 4; ++k) EXPECT_EQ((*r)[2].data<float>()[c * 4 + k], x[k * 2 + c]) << c << " " << k;
+  ASSERT_EQ((*r)[3].shape(), (Shape{2}));
+  EXPECT_EQ((*r)[3].data<float>()[1], 2.0f);
+  // A sequence as a graph output, and a position out of range, are refused in one line.
+  Model o(13);
+  o.input("x", {2}).output("s");
+  o.node("SequenceConstruct", {"x", "x"}, {"s"});
+  EXPECT_EQ(error_of(o.import()), "unsupported graph output 's': a sequence (only tensors)");
+  Model p(13);
+  p.input("x", {2}).output("y");
+  p.init_i64("five", {}, {5});
+  p.node("SequenceConstruct", {"x", "x"}, {"s"});
+  p.node("SequenceAt", {"s", "five"}, {"y"}, "at");
+  EXPECT_EQ(error_of(p.import()), "SequenceAt node 'at': position 5 is out of range for a sequence of 2");
+}
+
 TEST(OnnxImport, OpsetOutOfRangeAndOpsChangedAtOpset7) {
   Model newer(19);
   newer.input("x", {1}).output("y");

@@ -92,8 +92,11 @@ void convert_if(GraphScope& scope, const ::onnx::NodeProto& n, const std::string
     throw Error(label + ": the " + which + " branch has " + std::to_string(branch->output_size()) + " outputs, the If " +
                 std::to_string(n.output_size()));
   scope.import_nodes(*branch, opset, label + " (its " + which + " branch)");
-  for (int k = 0; k < n.output_size(); ++k)
-    if (!n.output(k).empty()) scope.bind(n.output(k), output_of(scope, *branch, k, label));
+  for (int k = 0; k < n.output_size(); ++k) {
+    if (n.output(k).empty()) continue;
+    if (const auto* seq = scope.sequence(branch->output(k).name())) scope.bind_sequence(n.output(k), *seq);
+    else scope.bind(n.output(k), output_of(scope, *branch, k, label));
+  }
 }
 
 // Loop-1/11/13/16 of a trip count and conditions known when importing: the body imported once
@@ -113,12 +116,31 @@ void convert_loop(GraphScope& scope, const ::onnx::NodeProto& n, const std::stri
   if (n.output_size() != carried + scans)
     throw Error(label + ": Loop has " + std::to_string(n.output_size()) + " outputs, its body makes " +
                 std::to_string(carried + scans));
-  std::vector<ir::Expr> values;
+  // A carried value is a tensor or a sequence (a list the body appends to).
+  struct Carried {
+    ir::Expr tensor;
+    std::vector<ir::Expr> list;
+    bool is_list = false;
+  };
+  std::vector<Carried> values;
   for (int k = 0; k < carried; ++k) {
-    ir::Expr v = n.input(2 + k).empty() ? nullptr : scope.lookup(n.input(2 + k));
-    if (!v) throw Error(label + ": carried value " + std::to_string(k) + " ('" + n.input(2 + k) + "') is unknown");
+    const std::string& name = n.input(2 + k);
+    Carried v;
+    if (const auto* seq = name.empty() ? nullptr : scope.sequence(name)) v.list = *seq, v.is_list = true;
+    else v.tensor = name.empty() ? nullptr : scope.lookup(name);
+    if (!v.is_list && !v.tensor) throw Error(label + ": carried value " + std::to_string(k) + " ('" + name + "') is unknown");
     values.push_back(v);
   }
+  auto bind_carried = [&](const std::string& name, const Carried& v) {
+    if (v.is_list) scope.bind_sequence(name, v.list);
+    else scope.bind(name, v.tensor);
+  };
+  auto carried_out = [&](int k) {
+    Carried v;
+    if (const auto* seq = scope.sequence(body->output(k).name())) v.list = *seq, v.is_list = true;
+    else v.tensor = output_of(scope, *body, k, label);
+    return v;
+  };
   std::vector<std::vector<ir::Expr>> scanned(static_cast<size_t>(scans));
   const int64_t steps = trip ? trip->get_as_int(0) : std::numeric_limits<int64_t>::max();
   bool cond = first_cond ? first_cond->get_as_double(0) != 0 : true;
@@ -127,17 +149,17 @@ void convert_loop(GraphScope& scope, const ::onnx::NodeProto& n, const std::stri
     check_unroll(*body, i + 1, label, "Loop");
     scope.bind(body->input(0).name(), ir::constant(Tensor::from_vector<int64_t>({}, {i})));
     scope.bind(body->input(1).name(), ir::constant(Tensor::from_vector<bool>({}, {cond})));
-    for (int k = 0; k < carried; ++k) scope.bind(body->input(2 + k).name(), values[static_cast<size_t>(k)]);
+    for (int k = 0; k < carried; ++k) bind_carried(body->input(2 + k).name(), values[static_cast<size_t>(k)]);
     scope.import_nodes(*body, opset, label + " (its body)");
     const auto* c = output_of(scope, *body, 0, label)->as<ir::ConstantNode>();
     if (!c || c->value.numel() != 1)
       throw Error(label + ": unsupported Loop: the condition its body computes is not a constant (it depends on the data)");
     cond = c->value.get_as_double(0) != 0;
-    for (int k = 0; k < carried; ++k) values[static_cast<size_t>(k)] = output_of(scope, *body, 1 + k, label);
+    for (int k = 0; k < carried; ++k) values[static_cast<size_t>(k)] = carried_out(1 + k);
     for (int j = 0; j < scans; ++j) scanned[static_cast<size_t>(j)].push_back(output_of(scope, *body, 1 + carried + j, label));
   }
   for (int k = 0; k < carried; ++k)
-    if (!n.output(k).empty()) scope.bind(n.output(k), values[static_cast<size_t>(k)]);
+    if (!n.output(k).empty()) bind_carried(n.output(k), values[static_cast<size_t>(k)]);
   if (scans > 0 && i == 0) throw Error(label + ": unsupported Loop of no steps with scan outputs (their shapes are unknown)");
   const NodeContext ctx = context_of(scope, n, label, opset);
   for (int j = 0; j < scans; ++j)

@@ -69,7 +69,7 @@ void check_all_ops_supported(const ::onnx::GraphProto& g, int64_t opset) {
     // If, Loop and Scan: their branch or body is imported in their place (control_flow.h),
     // checked then.
     bool ok = is_default_domain(n.domain()) && (n.op_type() == "If" || n.op_type() == "Loop" || n.op_type() == "Scan" ||
-                                                table.find(n.op_type(), opset) != nullptr);
+                                                is_sequence_op(n.op_type()) || table.find(n.op_type(), opset) != nullptr);
     if (ok) continue;
     std::string op = is_default_domain(n.domain()) ? n.op_type() : n.domain() + "." + n.op_type();
     if (op.empty()) op = "<empty op type>";
@@ -203,6 +203,7 @@ class GraphImporter : public GraphScope {
     std::vector<ir::Expr> outs;
     for (const auto& o : g_.output()) {
       ir::Expr v = lookup(o.name());
+      if (!v && sequence(o.name())) throw Error("unsupported graph output '" + o.name() + "': a sequence (only tensors)");
       if (!v) throw Error("graph output '" + o.name() + "' is not produced by any node, input or initializer");
       if (!ir::is_tensor(v->type)) throw Error("graph output '" + o.name() + "' is not a tensor");
       outs.push_back(v);
@@ -279,7 +280,18 @@ class GraphImporter : public GraphScope {
 
   // GraphScope, for control flow's subgraphs (which read the enclosing graph's values; ONNX
   // names are unique across them, and an unrolled body's redefinitions simply shadow).
-  void bind(const std::string& name, ir::Expr value) override { env_[name] = std::move(value); }
+  void bind(const std::string& name, ir::Expr value) override {
+    seqs_.erase(name);
+    env_[name] = std::move(value);
+  }
+  const std::vector<ir::Expr>* sequence(const std::string& name) override {
+    auto it = seqs_.find(name);
+    return it == seqs_.end() ? nullptr : &it->second;
+  }
+  void bind_sequence(const std::string& name, std::vector<ir::Expr> values) override {
+    env_.erase(name);
+    seqs_[name] = std::move(values);
+  }
   const std::string& model_dir() const override { return model_dir_; }
   void import_nodes(const ::onnx::GraphProto& g, int64_t opset, const std::string& where) override {
     try {
@@ -333,6 +345,7 @@ class GraphImporter : public GraphScope {
       if (n.op_type() == "Loop") return convert_loop(*this, n, label, opset);
       return convert_scan(*this, n, label, opset);
     }
+    if (is_default_domain(n.domain()) && is_sequence_op(n.op_type())) return convert_sequence_op(*this, n, label, opset);
     std::vector<ir::Expr> inputs;
     for (int k = 0; k < n.input_size(); ++k) {
       const std::string& in = n.input(k);
@@ -341,6 +354,7 @@ class GraphImporter : public GraphScope {
         continue;
       }
       ir::Expr v = lookup(in);
+      if (!v && sequence(in)) throw Error(label + ": input " + std::to_string(k) + " ('" + in + "') is a sequence, not a tensor");
       if (!v)
         throw Error(label + ": input " + std::to_string(k) + " refers to unknown tensor '" + in +
                     "' (not a graph input, initializer or output of an earlier node)");
@@ -370,7 +384,7 @@ class GraphImporter : public GraphScope {
           throw Error(label + ": output " + std::to_string(k) + " ('" + name + "') is unsupported");
         continue;
       }
-      env_[name] = v;  // SSA is required by ONNX; a redefinition simply shadows
+      bind(name, v);  // SSA is required by ONNX; a redefinition simply shadows
     }
   }
 
@@ -380,6 +394,7 @@ class GraphImporter : public GraphScope {
   std::string model_dir_;
   const ImportOptions& opts_;
   std::unordered_map<std::string, ir::Expr> env_;
+  std::unordered_map<std::string, std::vector<ir::Expr>> seqs_;  // sequences known when importing
   std::unordered_map<std::string, int> inits_;  // name -> index in g_.initializer()
   std::set<std::string> used_;
 };
