@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Scripted PyTorch control flow (torch.jit.script, exported to ONNX Loop, If and sequence ops)
-against PyTorch: a recurrent loop over time appending to a list then stacked, branches on shapes,
+against PyTorch: a recurrent loop over time appending to a list then stacked, branches on shapes and on data,
 a while loop with a counter and a break, list comprehensions over split chunks, list indexing,
 insert, pop and len, nested loops with a branch on the counter. One model computes every case
 as its own output; one `switchyard run` per path.
@@ -64,11 +64,20 @@ class Flow(nn.Module):
                     acc = acc + y[a]
                 else:
                     acc = acc + y[a] * 2.0
-        return rnn, branch, c, chunks, listed, acc, outs[-1] + float(len(outs))
+        # Branches on the data (both computed, one picked): one taken, one not.
+        if bool(x.sum() > 0):
+            pos = y * 3
+        else:
+            pos = y + 10
+        if bool(x.sum() < 0):
+            neg = y * 3
+        else:
+            neg = y + 10
+        return rnn, branch, c, chunks, listed, acc, outs[-1] + float(len(outs)), pos, neg
 
 
 NAMES = ["rnn_list_stack", "branch_on_shape", "while_break", "split_flip_cat", "list_insert_pop", "nested_loops_if",
-         "list_index_len"]
+         "list_index_len", "branch_on_data_sum_positive", "branch_on_data_sum_negative"]
 
 
 def main():

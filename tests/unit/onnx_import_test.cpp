@@ -824,16 +824,40 @@ TEST(OnnxImport, IfWithAConditionKnownWhenImportingImportsTheBranchTaken) {
   }
 }
 
-TEST(OnnxImport, IfWithARuntimeConditionOrAnUnsupportedBranchIsRefused) {
-  Model b(13);
-  b.input("x", {2}).input("c", {}, ::onnx::TensorProto::BOOL).output("y");
-  auto& n = b.node("If", {"c"}, {"y"}, "gate");
-  graph_node(set_graph(n, "then_branch"), "Neg", {"x"}, {"t"});
-  n.mutable_attribute(0)->mutable_g()->add_output()->set_name("t");
-  graph_node(set_graph(n, "else_branch"), "Abs", {"x"}, {"e"});
-  n.mutable_attribute(1)->mutable_g()->add_output()->set_name("e");
-  EXPECT_NE(error_of(b.import()).find("'gate': unsupported If: its condition 'c' is not a constant"), std::string::npos)
-      << error_of(b.import());
+// A condition known only at run time: both branches computed, each output picked by Where; branches
+// whose outputs disagree in shape, or a branch with an unsupported op, are refused.
+TEST(OnnxImport, IfWithARuntimeConditionPicksItsBranchOutputs) {
+  auto model = [](const char* else_op, std::vector<int64_t> else_shape) {
+    Model b(13);
+    b.input("x", {2}).input("c", {}, ::onnx::TensorProto::BOOL).output("y");
+    auto& n = b.node("If", {"c"}, {"y"}, "gate");
+    graph_node(set_graph(n, "then_branch"), "Neg", {"x"}, {"t"});
+    n.mutable_attribute(0)->mutable_g()->add_output()->set_name("t");
+    auto& e = set_graph(n, "else_branch");
+    if (else_shape.empty()) {
+      graph_node(e, else_op, {"x"}, {"e"});
+    } else {
+      auto* k = e.add_initializer();
+      k->set_name("shape");
+      k->set_data_type(::onnx::TensorProto::INT64);
+      k->add_dims(static_cast<int64_t>(else_shape.size()));
+      for (int64_t d : else_shape) k->add_int64_data(d);
+      graph_node(e, "Reshape", {"x", "shape"}, {"e"});
+    }
+    e.add_output()->set_name("e");
+    return b;
+  };
+  auto m = model("Abs", {}).import();
+  ASSERT_TRUE(m.is_ok()) << m.status().message();
+  for (bool c : {true, false}) {
+    Tensor y = run1(*m, {Tensor::from_vector<float>({2}, {-3, 4}), Tensor::from_vector<bool>({}, {c})});
+    EXPECT_EQ(y.data<float>()[0], c ? 3.0f : 3.0f);
+    EXPECT_EQ(y.data<float>()[1], c ? -4.0f : 4.0f);
+  }
+  EXPECT_NE(error_of(model("", {1, 2}).import()).find("'gate': unsupported If whose condition is known only at run time and "
+                                                        "whose branches give output 0 as float32 (2,) and float32 (1, 2)"),
+            std::string::npos)
+      << error_of(model("", {1, 2}).import());
   Model u(13);
   u.input("x", {2}).output("y");
   u.init_i64("yes", {}, {1});
@@ -846,8 +870,6 @@ TEST(OnnxImport, IfWithARuntimeConditionOrAnUnsupportedBranchIsRefused) {
       << error_of(u.import());
 }
 
-// A Loop of steps known when importing is unrolled: y <- 2 y + x[i] over the rows of x, every y
-// scanned out; stopped by the trip count, or by a condition the body computes from the step.
 TEST(OnnxImport, LoopOfKnownStepsIsUnrolled) {
   for (bool by_condition : {false, true}) {
     Model b(13);

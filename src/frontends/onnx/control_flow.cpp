@@ -80,22 +80,56 @@ void check_unroll(const ::onnx::GraphProto& body, int64_t steps, const std::stri
 
 }  // namespace
 
-// If-1/11/13/16: the branch taken imported in the If's place, reading the enclosing values.
+// If-1/11/13/16. A condition known when importing: the branch taken imported in the If's place,
+// reading the enclosing values. A condition known only at run time (TorchScript's `if x.sum() >
+// 0:`): both branches imported and each output picked by Where, so both are computed (a fault in
+// the branch not taken, an index out of range, is reported although the model would not meet
+// it: an error, never a wrong value); their outputs must agree in shape and type.
 void convert_if(GraphScope& scope, const ::onnx::NodeProto& n, const std::string& label, int64_t opset) {
-  const std::optional<Tensor> cond = known_scalar(scope, n, 0, label, "condition");
-  if (!cond) throw Error(label + ": If has no condition input");
-  const bool taken = cond->get_as_double(0) != 0;
-  const std::string which = taken ? "then" : "else";
-  const ::onnx::GraphProto* branch = graph_attr(n, taken ? "then_branch" : "else_branch");
-  if (!branch) throw Error(label + ": If has no " + which + "_branch graph");
-  if (branch->output_size() != n.output_size())
-    throw Error(label + ": the " + which + " branch has " + std::to_string(branch->output_size()) + " outputs, the If " +
-                std::to_string(n.output_size()));
-  scope.import_nodes(*branch, opset, label + " (its " + which + " branch)");
+  if (n.input_size() < 1 || n.input(0).empty()) throw Error(label + ": If has no condition input");
+  ir::Expr cond = scope.lookup(n.input(0));
+  if (!cond) throw Error(label + ": input '" + n.input(0) + "' refers to an unknown tensor");
+  if (shape_numel(ir::shape_of(cond)) != 1)
+    throw Error(label + ": If's condition must have one element, got shape " + shape_str(ir::shape_of(cond)));
+  auto branch_of = [&](bool then) {
+    const ::onnx::GraphProto* g = graph_attr(n, then ? "then_branch" : "else_branch");
+    const std::string which = then ? "then" : "else";
+    if (!g) throw Error(label + ": If has no " + which + "_branch graph");
+    if (g->output_size() != n.output_size())
+      throw Error(label + ": the " + which + " branch has " + std::to_string(g->output_size()) + " outputs, the If " +
+                  std::to_string(n.output_size()));
+    scope.import_nodes(*g, opset, label + " (its " + which + " branch)");
+    return g;
+  };
+  if (const auto* known = cond->as<ir::ConstantNode>()) {
+    const ::onnx::GraphProto* branch = branch_of(known->value.get_as_double(0) != 0);
+    for (int k = 0; k < n.output_size(); ++k) {
+      if (n.output(k).empty()) continue;
+      if (const auto* seq = scope.sequence(branch->output(k).name())) scope.bind_sequence(n.output(k), *seq);
+      else scope.bind(n.output(k), output_of(scope, *branch, k, label));
+    }
+    return;
+  }
+  const ::onnx::GraphProto* then_g = branch_of(true);
+  std::vector<ir::Expr> then_out;
   for (int k = 0; k < n.output_size(); ++k) {
-    if (n.output(k).empty()) continue;
-    if (const auto* seq = scope.sequence(branch->output(k).name())) scope.bind_sequence(n.output(k), *seq);
-    else scope.bind(n.output(k), output_of(scope, *branch, k, label));
+    if (scope.sequence(then_g->output(k).name()))
+      throw Error(label + ": unsupported If whose condition is known only at run time and whose branches give sequences");
+    then_out.push_back(output_of(scope, *then_g, k, label));
+  }
+  const ::onnx::GraphProto* else_g = branch_of(false);
+  std::vector<ir::Expr> no_inputs;
+  const NodeContext ctx(n, opset, label, no_inputs, [](size_t) { return true; }, scope.model_dir());
+  ir::Expr pick = ir::dtype_of(cond) == DType::boolean ? cond : ctx.cast(cond, DType::boolean);
+  for (int k = 0; k < n.output_size(); ++k) {
+    if (scope.sequence(else_g->output(k).name()))
+      throw Error(label + ": unsupported If whose condition is known only at run time and whose branches give sequences");
+    ir::Expr t = then_out[static_cast<size_t>(k)], e = output_of(scope, *else_g, k, label);
+    if (ir::shape_of(t) != ir::shape_of(e) || ir::dtype_of(t) != ir::dtype_of(e))
+      throw Error(label + ": unsupported If whose condition is known only at run time and whose branches give output " +
+                  std::to_string(k) + " as " + std::string(dtype_name(ir::dtype_of(t))) + " " + shape_str(ir::shape_of(t)) +
+                  " and " + std::string(dtype_name(ir::dtype_of(e))) + " " + shape_str(ir::shape_of(e)));
+    if (!n.output(k).empty()) scope.bind(n.output(k), ctx.op(ops::OpCode::Where, {pick, t, e}));
   }
 }
 
