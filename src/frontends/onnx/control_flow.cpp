@@ -118,8 +118,7 @@ void convert_if(GraphScope& scope, const ::onnx::NodeProto& n, const std::string
     then_out.push_back(output_of(scope, *then_g, k, label));
   }
   const ::onnx::GraphProto* else_g = branch_of(false);
-  std::vector<ir::Expr> no_inputs;
-  const NodeContext ctx(n, opset, label, no_inputs, [](size_t) { return true; }, scope.model_dir());
+  const NodeContext ctx = context_of(scope, n, label, opset);
   ir::Expr pick = ir::dtype_of(cond) == DType::boolean ? cond : ctx.cast(cond, DType::boolean);
   for (int k = 0; k < n.output_size(); ++k) {
     if (scope.sequence(else_g->output(k).name()))
