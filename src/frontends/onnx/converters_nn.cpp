@@ -2,6 +2,7 @@
 // 2-D), normalisations, softmax family, Gemm/MatMul, Pad, depth/space shuffles, Resize/Upsample.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 #include "frontends/onnx/converters.h"
@@ -216,6 +217,64 @@ Outs convert_conv_transpose(NodeContext& c) {
   return {one_d ? lower_1d(c, y) : y};
 }
 
+// MaxPool's Indices: the flat index (n, c, h, w row-major; h and w swapped for storage_order 1)
+// of each window's first maximum, as ONNX Runtime and PyTorch pick it: the taps scanned in order, a
+// later one taken where it is greater or where no tap inside the input was taken yet (a window of
+// -inf). Each tap is a strided slice of the padded input and a sum of small index constants, so
+// the whole is one elementwise kernel.
+ir::Expr max_pool_indices(NodeContext& c, const ir::Expr& x, const Window& win, const Shape& ys, int64_t storage_order) {
+  const Shape& xs = ir::shape_of(x);
+  const int64_t N = xs[0], C = xs[1], H = xs[2], W = xs[3], OH = ys[2], OW = ys[3];
+  const int64_t top = win.pads[0], left = win.pads[1];
+  const int64_t need_h = (OH - 1) * win.strides[0] + (win.kernel[0] - 1) * win.dilations[0] + 1;
+  const int64_t need_w = (OW - 1) * win.strides[1] + (win.kernel[1] - 1) * win.dilations[1] + 1;
+  ops::PadAttrs pad;
+  pad.pads = {0, 0, top, left, 0, 0, std::max<int64_t>(0, need_h - H - top), std::max<int64_t>(0, need_w - W - left)};
+  pad.value = -std::numeric_limits<double>::infinity();
+  const ir::Expr xp = c.op(OpCode::Pad, {x}, pad);
+  std::vector<int64_t> base(static_cast<size_t>(N * C));
+  for (int64_t i = 0; i < N * C; ++i) base[static_cast<size_t>(i)] = i * H * W;
+  const ir::Expr base_c = ir::constant(Tensor::from_vector<int64_t>({N, C, 1, 1}, base));
+  ir::Expr best, best_idx, any;
+  for (int64_t i = 0; i < win.kernel[0]; ++i)
+    for (int64_t j = 0; j < win.kernel[1]; ++j) {
+      ops::StridedSliceAttrs sl;
+      sl.begin = {0, 0, i * win.dilations[0], j * win.dilations[1]};
+      sl.end = {N, C, i * win.dilations[0] + (OH - 1) * win.strides[0] + 1, j * win.dilations[1] + (OW - 1) * win.strides[1] + 1};
+      sl.strides = {1, 1, win.strides[0], win.strides[1]};
+      ir::Expr v = c.op(OpCode::StridedSlice, {xp}, sl);
+      // The input row and column each output position's tap reads, and whether it is inside.
+      std::vector<int64_t> rows(static_cast<size_t>(OH)), cols(static_cast<size_t>(OW));
+      std::vector<bool> row_in(static_cast<size_t>(OH)), col_in(static_cast<size_t>(OW));
+      for (int64_t o = 0; o < OH; ++o) {
+        const int64_t h = o * win.strides[0] + i * win.dilations[0] - top;
+        rows[static_cast<size_t>(o)] = storage_order ? h : h * W;
+        row_in[static_cast<size_t>(o)] = h >= 0 && h < H;
+      }
+      for (int64_t o = 0; o < OW; ++o) {
+        const int64_t w = o * win.strides[1] + j * win.dilations[1] - left;
+        cols[static_cast<size_t>(o)] = storage_order ? w * H : w;
+        col_in[static_cast<size_t>(o)] = w >= 0 && w < W;
+      }
+      ir::Expr at = c.op(OpCode::Add, {c.op(OpCode::Add, {base_c, ir::constant(Tensor::from_vector<int64_t>({1, 1, OH, 1}, rows))}),
+                                       ir::constant(Tensor::from_vector<int64_t>({1, 1, 1, OW}, cols))});
+      ir::Expr inside = c.op(OpCode::LogicalAnd, {ir::constant(Tensor::from_vector<bool>({1, 1, OH, 1}, row_in)),
+                                                  ir::constant(Tensor::from_vector<bool>({1, 1, 1, OW}, col_in))});
+      if (!best) {
+        best = v, best_idx = at, any = inside;
+        continue;
+      }
+      ir::Expr take = c.op(OpCode::LogicalAnd,
+                           {inside, c.op(OpCode::LogicalOr, {c.op(OpCode::Greater, {v, best}), c.op(OpCode::LogicalNot, {any})})});
+      best = c.op(OpCode::Where, {take, v, best});
+      best_idx = c.op(OpCode::Where, {take, at, best_idx});
+      any = c.op(OpCode::LogicalOr, {any, inside});
+    }
+  ops::ShapeAttrs full;
+  full.shape = ys;
+  return ir::shape_of(best_idx) == ys ? best_idx : c.op(OpCode::BroadcastTo, {best_idx}, full);
+}
+
 Outs convert_pool(NodeContext& c, OpCode code) {
   ir::Expr x = c.input(0, "X");
   if (c.rank(0, "X") == 5 && code != OpCode::LpPool2d) {
@@ -241,10 +300,55 @@ Outs convert_pool(NodeContext& c, OpCode code) {
     if (!(p >= 1 && p <= 1e6) || p != std::floor(p)) c.unsupported("LpPool p = " + std::to_string(p) + " (needs a positive integer)");
     a.p = static_cast<int64_t>(p);
   }
-  if (code == OpCode::MaxPool2d && c.num_outputs() > 1 && c.output_used(1))
-    c.unsupported("MaxPool output 'Indices'");
   ir::Expr y = c.op(code, {one_d ? lift_1d(c, x) : x}, a);
+  if (code == OpCode::MaxPool2d && c.num_outputs() > 1 && c.output_used(1)) {
+    ir::Expr idx = max_pool_indices(c, one_d ? lift_1d(c, x) : x, win, ir::shape_of(y), c.attr_int("storage_order", 0));
+    return {one_d ? lower_1d(c, y) : y, one_d ? lower_1d(c, idx) : idx};
+  }
   return {one_d ? lower_1d(c, y) : y};
+}
+
+// MaxUnpool-9/11: X's values written at the flat positions I gives (MaxPool's Indices) of a zero
+// tensor of the output shape: a ScatterElements over the flattened output (an index outside it
+// is the scatter's run-time error; of repeated indices the last write stays, as ONNX Runtime's).
+Outs convert_max_unpool(NodeContext& c) {
+  ir::Expr x = c.input(0, "X"), idx = c.input(1, "I");
+  const Shape xs = c.shape(0, "X");
+  if (xs.size() != 4 && xs.size() != 3) c.unsupported("MaxUnpool of a rank-" + std::to_string(xs.size()) + " input (1-D or 2-D only)");
+  if (c.shape(1, "I") != xs) c.fail("I has shape " + shape_str(c.shape(1, "I")) + ", X " + shape_str(xs));
+  const size_t n = xs.size() - 2;
+  const std::vector<int64_t> kernel = c.attr_ints("kernel_shape");
+  if (kernel.size() != n) c.fail("kernel_shape " + join(kernel) + " does not match the input's spatial rank");
+  const std::vector<int64_t> strides = spatial_attr(c, "strides", n, 1), pads = spatial_attr(c, "pads", 2 * n, 0);
+  Shape out = {xs[0], xs[1]};
+  for (size_t i = 0; i < n; ++i) out.push_back((xs[2 + i] - 1) * strides[i] + kernel[i] - pads[i] - pads[n + i]);
+  // A given output_shape pads the unpooled tensor at the end of each axis (the indices keep the
+  // positions of the shape the window gives, as ONNX's reference places them).
+  Shape given_shape = out;
+  if (auto given = c.optional_const_input(2, "output_shape")) {
+    given_shape = given->to_int_vector();
+    bool fits = given_shape.size() == xs.size() && given_shape[0] == xs[0] && given_shape[1] == xs[1];
+    for (size_t i = 2; fits && i < xs.size(); ++i) fits = given_shape[i] >= out[i];
+    if (!fits) c.fail("output_shape " + join(given_shape) + " is smaller than the unpooled " + shape_str(out) + " or has other N, C");
+  }
+  int64_t total = 1;
+  for (int64_t d : out) {
+    if (d <= 0) c.fail("output shape " + shape_str(out) + " is empty");
+    total *= d;
+  }
+  int64_t count = 1;
+  for (int64_t d : xs) count *= d;
+  ops::ShapeAttrs zeros_shape;
+  zeros_shape.shape = {total};
+  ir::Expr zeros = c.op(OpCode::BroadcastTo, {c.scalar(ir::dtype_of(x), 0)}, zeros_shape);
+  ops::ScatterAttrs a;
+  ir::Expr flat = c.op(OpCode::ScatterElements, {zeros, c.reshape(c.cast(idx, DType::i64), {count}), c.reshape(x, {count})}, a);
+  ir::Expr y = c.reshape(flat, out);
+  if (given_shape == out) return {y};
+  ops::PadAttrs grow;
+  grow.pads.assign(2 * xs.size(), 0);
+  for (size_t i = 2; i < xs.size(); ++i) grow.pads[xs.size() + i] = given_shape[i] - out[i];
+  return {c.op(OpCode::Pad, {y}, grow)};
 }
 Outs convert_max_pool(NodeContext& c) { return convert_pool(c, OpCode::MaxPool2d); }
 Outs convert_avg_pool(NodeContext& c) { return convert_pool(c, OpCode::AvgPool2d); }
@@ -705,6 +809,7 @@ void register_nn_converters(ConverterTable& t) {
   t.add("Conv", 1, convert_conv);
   t.add("ConvTranspose", 1, convert_conv_transpose);
   t.add("MaxPool", 1, convert_max_pool);
+  t.add("MaxUnpool", 9, convert_max_unpool);
   t.add("AveragePool", 7, convert_avg_pool);
   t.add("LpPool", 2, convert_lp_pool);
   t.add("GlobalAveragePool", 1, global_pool<OpCode::GlobalAvgPool2d, OpCode::ReduceMean>);
