@@ -41,19 +41,6 @@ ir::Expr output_of(GraphScope& scope, const ::onnx::GraphProto& g, int k, const 
   return v;
 }
 
-// Values of one shape stacked along a new axis.
-ir::Expr stack(const NodeContext& ctx, const std::vector<ir::Expr>& values, int64_t axis) {
-  std::vector<ir::Expr> parts;
-  for (const ir::Expr& v : values) {
-    Shape s = ir::shape_of(v);
-    s.insert(s.begin() + axis, 1);
-    parts.push_back(ctx.reshape(v, s));
-  }
-  if (parts.size() == 1) return parts[0];
-  ops::AxisAttrs a;
-  a.axis = axis;
-  return ctx.op(ops::OpCode::Concat, parts, a);
-}
 
 // Element i of x along axis, the axis removed.
 ir::Expr take(const NodeContext& ctx, const ir::Expr& x, int64_t axis, int64_t i) {
@@ -68,9 +55,6 @@ ir::Expr take(const NodeContext& ctx, const ir::Expr& x, int64_t axis, int64_t i
   return ctx.reshape(ctx.op(ops::OpCode::StridedSlice, {x}, a), s);
 }
 
-NodeContext context_of(GraphScope& scope, const ::onnx::NodeProto& n, const std::string& label, int64_t opset) {
-  return NodeContext(n, opset, label, {}, [](size_t) { return true; }, scope.model_dir());
-}
 
 void check_unroll(const ::onnx::GraphProto& body, int64_t steps, const std::string& label, const std::string& op) {
   if (steps > 0 && steps * std::max(body.node_size(), 1) > kMaxUnrolledNodes)
@@ -79,6 +63,23 @@ void check_unroll(const ::onnx::GraphProto& body, int64_t steps, const std::stri
 }
 
 }  // namespace
+
+NodeContext context_of(GraphScope& scope, const ::onnx::NodeProto& n, const std::string& label, int64_t opset) {
+  return NodeContext(n, opset, label, {}, [](size_t) { return true; }, scope.model_dir());
+}
+
+ir::Expr stack(const NodeContext& ctx, const std::vector<ir::Expr>& values, int64_t axis) {
+  std::vector<ir::Expr> parts;
+  for (const ir::Expr& v : values) {
+    Shape s = ir::shape_of(v);
+    s.insert(s.begin() + axis, 1);
+    parts.push_back(ctx.reshape(v, s));
+  }
+  if (parts.size() == 1) return parts[0];
+  ops::AxisAttrs a;
+  a.axis = axis;
+  return ctx.op(ops::OpCode::Concat, parts, a);
+}
 
 // If-1/11/13/16. A condition known when importing: the branch taken imported in the If's place,
 // reading the enclosing values. A condition known only at run time (TorchScript's `if x.sum() >

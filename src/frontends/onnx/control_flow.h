@@ -30,6 +30,13 @@ class GraphScope {
   virtual const std::string& model_dir() const = 0;
 };
 
+class NodeContext;
+// The op builder for a control-flow or sequence node (no inputs of its own: its values come from
+// the scope).
+NodeContext context_of(GraphScope& scope, const ::onnx::NodeProto& n, const std::string& label, int64_t opset);
+// Values of one shape stacked along a new axis.
+ir::Expr stack(const NodeContext& ctx, const std::vector<ir::Expr>& values, int64_t axis);
+
 // The unrolled graphs stay below this many nodes (compiled in minutes, not hours).
 constexpr int64_t kMaxUnrolledNodes = 20000;
 

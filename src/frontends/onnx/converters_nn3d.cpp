@@ -45,6 +45,16 @@ ir::Expr depth_tap(NodeContext& c, const ir::Expr& x, int64_t first, int64_t str
   return c.op(OpCode::StridedSlice, {x}, a);
 }
 
+// The 2-D weight (A, B, KH, KW) of depth tap kd of a 3-D weight (A, B, KD, KH, KW).
+ir::Expr weight_tap(NodeContext& c, const ir::Expr& w, int64_t kd) {
+  const Shape& ws = ir::shape_of(w);
+  ops::StridedSliceAttrs a;
+  a.begin = {0, 0, kd, 0, 0};
+  a.end = {ws[0], ws[1], kd + 1, ws[3], ws[4]};
+  a.strides = {1, 1, 1, 1, 1};
+  return c.reshape(c.op(OpCode::StridedSlice, {w}, a), {ws[0], ws[1], ws[3], ws[4]});
+}
+
 }  // namespace
 
 ir::Expr build_conv3d(NodeContext& c, const ir::Expr& x, const ir::Expr& w, const ir::Expr& bias) {
@@ -81,11 +91,7 @@ ir::Expr build_conv3d(NodeContext& c, const ir::Expr& x, const ir::Expr& w, cons
     sl.end = {N, kd * dd + (Do - 1) * sd + 1, C, H, W};
     sl.strides = {1, sd, 1, 1, 1};
     ir::Expr tap = c.reshape(c.op(OpCode::StridedSlice, {xt}, sl), {N * Do, C, H, W});
-    ops::StridedSliceAttrs wk;
-    wk.begin = {0, 0, kd, 0, 0};
-    wk.end = {O, Cg, kd + 1, ws[3], ws[4]};
-    wk.strides = {1, 1, 1, 1, 1};
-    ir::Expr w_kd = c.reshape(c.op(OpCode::StridedSlice, {w}, wk), {O, Cg, ws[3], ws[4]});
+    ir::Expr w_kd = weight_tap(c, w, kd);
     ir::Expr part = bias && kd == 0 ? c.op(OpCode::Conv2d, {tap, w_kd, bias}, a) : c.op(OpCode::Conv2d, {tap, w_kd}, a);
     y = kd == 0 ? part : c.op(OpCode::Add, {part, y});
   }
@@ -116,11 +122,7 @@ ir::Expr build_conv_transpose3d(NodeContext& c, const ir::Expr& x, const ir::Exp
   ir::Expr sum;
   int64_t plane = 0, Ho = 0, Wo = 0;
   for (int64_t kd = 0; kd < KD; ++kd) {
-    ops::StridedSliceAttrs wk;
-    wk.begin = {0, 0, kd, 0, 0};
-    wk.end = {ws[0], ws[1], kd + 1, ws[3], ws[4]};
-    wk.strides = {1, 1, 1, 1, 1};
-    ir::Expr w_kd = c.reshape(c.op(OpCode::StridedSlice, {w}, wk), {ws[0], ws[1], ws[3], ws[4]});
+    ir::Expr w_kd = weight_tap(c, w, kd);
     ir::Expr z = c.op(OpCode::ConvTranspose2d, {images, w_kd}, a);  // (N * D, O, Ho, Wo)
     const Shape& zs = ir::shape_of(z);
     Ho = zs[2], Wo = zs[3], plane = O * Ho * Wo;

@@ -56,8 +56,7 @@ void convert_sequence_op(GraphScope& scope, const ::onnx::NodeProto& n, const st
   };
   const std::string out = n.output_size() > 0 ? n.output(0) : "";
   if (out.empty()) return;
-  std::vector<ir::Expr> no_inputs;
-  const NodeContext ctx(n, opset, label, no_inputs, [](size_t) { return true; }, scope.model_dir());
+  const NodeContext ctx = context_of(scope, n, label, opset);
 
   if (op == "SequenceEmpty") return scope.bind_sequence(out, {});
   if (op == "SequenceConstruct") {
@@ -94,17 +93,8 @@ void convert_sequence_op(GraphScope& scope, const ::onnx::NodeProto& n, const st
     const int64_t rank = static_cast<int64_t>(ir::shape_of(items[0]).size()) + (new_axis ? 1 : 0);
     ops::AxisAttrs a;
     a.axis = ctx.axis(ctx.attr_int("axis"), rank);
-    std::vector<ir::Expr> parts;
-    for (const ir::Expr& v : items) {
-      if (!new_axis) {
-        parts.push_back(v);
-        continue;
-      }
-      Shape s = ir::shape_of(v);
-      s.insert(s.begin() + a.axis, 1);
-      parts.push_back(ctx.reshape(v, s));
-    }
-    return scope.bind(out, parts.size() == 1 ? parts[0] : ctx.op(ops::OpCode::Concat, parts, a));
+    if (new_axis) return scope.bind(out, stack(ctx, items, a.axis));
+    return scope.bind(out, items.size() == 1 ? items[0] : ctx.op(ops::OpCode::Concat, items, a));
   }
   // SplitToSequence: chunks of `split` (a scalar: that size, the last smaller; a list: those
   // sizes) or of 1 along axis, the axis dropped from 1-chunks where keepdims is 0.
