@@ -18,6 +18,7 @@ struct PlanStats {
   int reorders = 0;          // of which layout reorders (boundary, plain-layout ops, residual copies)
   int fused_post_ops = 0;    // post-ops fused into conv/dense/matmul/batch-norm primitives
   int post_ops_left_for_reference = 0;  // primitives whose binary post-ops run as steps: fused, oneDNN had only its reference kernel
+  int scaled_weights = 0;    // convolutions that took a per-channel scale of their input into their weights
   size_t arena_bytes = 0;    // intermediate memory (after reuse)
   size_t weight_bytes = 0;   // constant weights this plan reordered (not those shared from another plan)
   std::vector<std::string> kernels;  // implementation name of each primitive, in order

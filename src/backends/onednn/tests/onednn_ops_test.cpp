@@ -228,6 +228,55 @@ TEST(OnednnOps, BroadcastsAfterAConvMatchTheReference) {
   }
 }
 
+// A squeeze-excitation scale read only by a convolution is taken into its weights (w * s along the
+// input channels, each run) instead of a pass over the activations: with padding, a stride, a
+// bias and a residual, and s on either side of the multiply. Not where the scale differs per image,
+// the scaled activations are read again, the convolution is grouped, or its weights outweigh a
+// quarter of the activations; the values are the reference's in every case.
+TEST(OnednnOps, ASqueezeExcitationScaleIsTakenIntoTheNextConvWeights) {
+  struct Case {
+    std::string what;
+    int64_t n, cout, k, groups;
+    bool scale_first, per_image, read_again;
+    int scaled;
+  };
+  for (const Case& t : std::vector<Case>{{"3x3, stride 2, bias, residual", 1, 24, 3, 1, false, false, false, 1},
+                                         {"1x1, scale first, batch of 2", 2, 8, 1, 1, true, false, false, 1},
+                                         {"a scale per image", 2, 8, 1, 1, false, true, false, 0},
+                                         {"scaled activations read again", 1, 8, 1, 1, false, false, true, 0},
+                                         {"grouped", 1, 24, 3, 3, false, false, false, 0},
+                                         {"weights larger than a quarter", 1, 96, 3, 1, false, false, false, 0}}) {
+    SCOPED_TRACE(t.what);
+    const Shape xs{t.n, 24, 32, 32};
+    ir::Expr x = input("x", xs);
+    ir::Expr s = input("s", {t.per_image ? t.n : 1, 24, 1, 1});
+    ir::Expr mul = t.scale_first ? ir::call(OpCode::Mul, {s, ir::call(OpCode::Relu, {x})})
+                                 : ir::call(OpCode::Mul, {ir::call(OpCode::Relu, {x}), s});
+    ops::Conv2dAttrs a;
+    a.groups = t.groups;
+    a.padding = {t.k / 2, t.k / 2, t.k / 2, t.k / 2};
+    const bool residual = t.cout == 24 && t.groups == 1;
+    if (!residual) a.strides = {2, 2};
+    std::vector<ir::Expr> args = {mul, cst({t.cout, 24 / t.groups, t.k, t.k}, 350, -0.2f, 0.2f), cst({t.cout}, 351)};
+    if (residual) args.push_back(x);
+    ir::Expr y = composite(residual ? "onednn.conv2d_add" : "onednn.conv2d", args, [&](const std::vector<ir::Expr>& p) {
+      ir::Expr c = ir::call(OpCode::Conv2d, {p[0], p[1], p[2]}, a);
+      return residual ? ir::call(OpCode::Add, {c, p[3]}) : c;
+    });
+    if (t.read_again) y = ir::tuple({y, mul});
+    const std::vector<Tensor> in = {random(xs, 352), random({t.per_image ? t.n : 1, 24, 1, 1}, 353, 0.f, 1.f)};
+    auto mod = backend().compile({{"onednn_0", region({x, s}, y)}}, target::host());
+    auto* m = dynamic_cast<backends::onednn::OnednnModule*>(mod.get());
+    ASSERT_NE(m, nullptr);
+    const std::vector<Tensor> got = m->run("onednn_0", in), want = run_reference(region({x, s}, y), in);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i) EXPECT_LT(rel_err(got[i], want[i]), 1e-5) << "output " << i;
+    const backends::onednn::PlanStats st = m->stats("onednn_0");
+    EXPECT_EQ(st.scaled_weights, t.scaled);
+    EXPECT_TRUE(st.reference_kernels.empty()) << st.reference_kernels[0];
+  }
+}
+
 // A broadcast binary on channel blocks that pad the channels (1 or 3 of 16, 8 with AVX2): oneDNN
 // 2.6's jit:uni binary run in place leaves its source unchanged there, so the backend gives it a
 // destination of its own. Seed 52047 of the differential suite: a 5-d concatenation (laid out
