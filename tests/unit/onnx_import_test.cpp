@@ -2,6 +2,7 @@
 // external data and the errors for bad or unsupported models.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -870,8 +871,15 @@ TEST(OnnxImport, IfWithARuntimeConditionPicksItsBranchOutputs) {
       << error_of(u.import());
 }
 
+// Four steps by the trip count; three by the condition the body computes (i + 1 < 3); four again
+// when the Loop has no condition input, a for loop whose body's condition is ignored (ONNX), be it
+// i + 1 < 3 or computed from the data.
 TEST(OnnxImport, LoopOfKnownStepsIsUnrolled) {
-  for (bool by_condition : {false, true}) {
+  enum Kind { kTrip, kCondition, kForIgnoringCondition, kForIgnoringDataCondition };
+  for (Kind kind : {kTrip, kCondition, kForIgnoringCondition, kForIgnoringDataCondition}) {
+    SCOPED_TRACE(kind);
+    const bool by_condition = kind == kCondition;
+    const bool for_loop = kind == kForIgnoringCondition || kind == kForIgnoringDataCondition;
     Model b(13);
     b.input("x", {4, 3}).input("y0", {3}).output("y").output("ys");
     b.init_i64("four", {}, {4});
@@ -880,7 +888,7 @@ TEST(OnnxImport, LoopOfKnownStepsIsUnrolled) {
     t->set_name("yes");
     t->set_data_type(::onnx::TensorProto::BOOL);
     t->add_int32_data(1);
-    auto& n = b.node("Loop", {by_condition ? "" : "four", "yes", "y0"}, {"y", "ys"}, "steps");
+    auto& n = b.node("Loop", {by_condition ? "" : "four", for_loop ? "" : "yes", "y0"}, {"y", "ys"}, "steps");
     auto& g = set_graph(n, "body");
     for (const char* in : {"i", "cond_in", "y_in"}) g.add_input()->set_name(in);
     auto& two = graph_node(g, "Constant", {}, {"two"});
@@ -893,7 +901,10 @@ TEST(OnnxImport, LoopOfKnownStepsIsUnrolled) {
     graph_node(g, "Mul", {"y_in", "two"}, {"twice"});
     graph_node(g, "Add", {"twice", "row"}, {"y_out"});
     graph_node(g, "Identity", {"y_out"}, {"scan"});
-    if (by_condition) {  // i + 1 < 3: three steps
+    if (kind == kForIgnoringDataCondition) {
+      graph_node(g, "ReduceSum", {"y_out"}, {"sum"});
+      set_int(graph_node(g, "Cast", {"sum"}, {"cond_out"}), "to", ::onnx::TensorProto::BOOL);
+    } else if (by_condition || kind == kForIgnoringCondition) {  // i + 1 < 3: three steps
       auto& one = graph_node(g, "Constant", {}, {"one"});
       auto* o = one.add_attribute();
       o->set_name("value");
@@ -921,6 +932,40 @@ TEST(OnnxImport, LoopOfKnownStepsIsUnrolled) {
     ASSERT_EQ((*r)[1].shape(), (Shape{steps, 3}));
     for (size_t k = 0; k < 3; ++k) EXPECT_EQ((*r)[0].data<float>()[k], y[k]);
     for (size_t k = 0; k < ys.size(); ++k) EXPECT_EQ((*r)[1].data<float>()[k], ys[k]);
+  }
+}
+
+// A for loop of 10^12 steps is refused before its first step is imported (the limit is 20000
+// unrolled nodes); a while loop with that trip count that ends after 3 steps is not.
+TEST(OnnxImport, LoopTooLongToUnrollIsRefusedUpFront) {
+  for (bool with_condition : {false, true}) {
+    Model b(13);
+    b.input("x", {3}).output("y");
+    b.init_i64("many", {}, {1000000000000});
+    b.init_i64("three", {}, {3});
+    auto* t = b.proto().mutable_graph()->add_initializer();
+    t->set_name("yes");
+    t->set_data_type(::onnx::TensorProto::BOOL);
+    t->add_int32_data(1);
+    auto& n = b.node("Loop", {"many", with_condition ? "yes" : "", "x"}, {"y"}, "steps");
+    auto& g = set_graph(n, "body");
+    for (const char* in : {"i", "cond_in", "y_in"}) g.add_input()->set_name(in);
+    graph_node(g, "Neg", {"y_in"}, {"y_out"});
+    graph_node(g, "Less", {"i", "three"}, {"cond_out"});  // steps 0, 1, 2, 3 go on; i = 3 ends
+    for (const char* out : {"cond_out", "y_out"}) g.add_output()->set_name(out);
+    const auto start = std::chrono::steady_clock::now();
+    auto m = b.import();
+    if (with_condition) {
+      ASSERT_TRUE(m.is_ok()) << m.status().message();
+      auto r = reference::run_module(*m, {Tensor::from_vector<float>({3}, {1, -2, 3})});
+      ASSERT_TRUE(r.is_ok()) << r.status().message();
+      EXPECT_EQ((*r)[0].data<float>()[1], -2.0f);  // four negations
+    } else {
+      EXPECT_NE(error_of(m).find("'steps': unsupported Loop of 1000000000000 steps of 2 nodes (unrolled, over 20000 nodes)"),
+                std::string::npos)
+          << error_of(m);
+      EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 0.5);
+    }
   }
 }
 

@@ -57,7 +57,7 @@ ir::Expr take(const NodeContext& ctx, const ir::Expr& x, int64_t axis, int64_t i
 
 
 void check_unroll(const ::onnx::GraphProto& body, int64_t steps, const std::string& label, const std::string& op) {
-  if (steps > 0 && steps * std::max(body.node_size(), 1) > kMaxUnrolledNodes)
+  if (steps > 0 && steps > kMaxUnrolledNodes / std::max(body.node_size(), 1))
     throw Error(label + ": unsupported " + op + " of " + std::to_string(steps) + " steps of " + std::to_string(body.node_size()) +
                 " nodes (unrolled, over " + std::to_string(kMaxUnrolledNodes) + " nodes)");
 }
@@ -178,6 +178,10 @@ void convert_loop(GraphScope& scope, const ::onnx::NodeProto& n, const std::stri
   std::vector<std::vector<ir::Expr>> scanned(static_cast<size_t>(scans));
   const int64_t steps = trip ? trip->get_as_int(0) : std::numeric_limits<int64_t>::max();
   bool cond = first_cond ? first_cond->get_as_double(0) != 0 : true;
+  // Without a condition input, a Loop is a for loop: the condition its body computes is ignored
+  // (ONNX), so the steps are known before the first is imported.
+  const bool for_loop = n.input_size() < 2 || n.input(1).empty();
+  if (for_loop) check_unroll(*body, steps, label, "Loop");
   int64_t i = 0;
   for (; i < steps && cond; ++i) {
     check_unroll(*body, i + 1, label, "Loop");
@@ -185,10 +189,12 @@ void convert_loop(GraphScope& scope, const ::onnx::NodeProto& n, const std::stri
     scope.bind(body->input(1).name(), ir::constant(Tensor::from_vector<bool>({}, {cond})));
     for (int k = 0; k < carried; ++k) bind_carried(body->input(2 + k).name(), values[static_cast<size_t>(k)]);
     scope.import_nodes(*body, opset, label + " (its body)");
-    const auto* c = output_of(scope, *body, 0, label)->as<ir::ConstantNode>();
-    if (!c || c->value.numel() != 1)
-      throw Error(label + ": unsupported Loop: the condition its body computes is not a constant (it depends on the data)");
-    cond = c->value.get_as_double(0) != 0;
+    if (!for_loop) {
+      const auto* c = output_of(scope, *body, 0, label)->as<ir::ConstantNode>();
+      if (!c || c->value.numel() != 1)
+        throw Error(label + ": unsupported Loop: the condition its body computes is not a constant (it depends on the data)");
+      cond = c->value.get_as_double(0) != 0;
+    }
     for (int k = 0; k < carried; ++k) values[static_cast<size_t>(k)] = carried_out(1 + k);
     for (int j = 0; j < scans; ++j) scanned[static_cast<size_t>(j)].push_back(output_of(scope, *body, 1 + carried + j, label));
   }
