@@ -156,6 +156,25 @@ SY_ATTRS(GridSampleAttrs)
     v.visit("align_corners", align_corners);
   }
 };
+// ONNX RoiAlign-10/16: each region of interest (x1, y1, x2, y2 in the image's scale) of the image
+// its batch index names is pooled into output_height x output_width bins, each the average (or
+// the max) of a grid of bilinear samples.
+SY_ATTRS(RoiAlignAttrs)
+  std::string mode = "avg";  // avg | max
+  int64_t output_height = 1;
+  int64_t output_width = 1;
+  int64_t sampling_ratio = 0;  // samples along each side of a bin; 0: ceil(region size / bins), per region
+  double spatial_scale = 1.0;  // the regions' coordinates times this are the image's
+  bool half_pixel = true;      // coordinate_transformation_mode half_pixel; false: output_half_pixel
+  template <class V> void fields(V& v) {
+    v.visit("mode", mode);
+    v.visit("output_height", output_height);
+    v.visit("output_width", output_width);
+    v.visit("sampling_ratio", sampling_ratio);
+    v.visit("spatial_scale", spatial_scale);
+    v.visit("half_pixel", half_pixel);
+  }
+};
 // Resize of the two innermost axes of an NCHW tensor to a static size.
 SY_ATTRS(Resize2dAttrs)
   std::vector<int64_t> size;                           // output [H, W]

@@ -1,5 +1,7 @@
 #include "ops/flops.h"
 
+#include <algorithm>
+
 #include "ops/attrs.h"
 #include "ops/op.h"
 #include "support/error.h"
@@ -59,6 +61,11 @@ int64_t op_flops(const ir::CallNode& c) {
     case OpCode::Identity: return 0;
     case OpCode::Resize2d: return out;
     case OpCode::GridSample: return out;
+    case OpCode::RoiAlign: {  // four taps per sample; adaptive sampling counted as one per bin side
+      const auto& a = c.attrs_as<RoiAlignAttrs>();
+      const int64_t s = std::max<int64_t>(a.sampling_ratio, 1);
+      return 8 * out * s * s;
+    }
     default: break;
   }
   switch (op_def(c.op).kind) {

@@ -305,6 +305,26 @@ Type grid_sample(const std::string& op, const TypeList& args, const ir::Attrs& a
   return ir::tensor_type({x.shape[0], x.shape[1], g.shape[1], g.shape[2]}, x.dtype);
 }
 
+Type roi_align(const std::string& op, const TypeList& args, const ir::Attrs& attrs) {
+  const auto& a = attrs_as<RoiAlignAttrs>(op, attrs);
+  const auto& x = tensor_arg(op, args, 0, "data");
+  const auto& rois = tensor_arg(op, args, 1, "rois");
+  const auto& idx = tensor_arg(op, args, 2, "batch_indices");
+  check_rank(op, x, "data (NCHW)", 4);
+  check_rank(op, rois, "rois (R, 4)", 2);
+  check_rank(op, idx, "batch_indices (R)", 1);
+  check_float(op, x, "data");
+  check_same_dtype(op, x, "data", rois, "rois");
+  if (idx.dtype != DType::i64 && idx.dtype != DType::i32) fail(op, "batch_indices must be int64 or int32");
+  if (rois.shape[1] != 4) fail(op, "rois must have 4 columns (x1, y1, x2, y2), got ", rois.shape[1]);
+  if (idx.shape[0] != rois.shape[0]) fail(op, "batch_indices has ", idx.shape[0], " entries for ", rois.shape[0], " rois");
+  if (a.mode != "avg" && a.mode != "max") fail(op, "mode must be avg or max, got '", a.mode, "'");
+  if (a.output_height < 1 || a.output_width < 1)
+    fail(op, "output_height and output_width must be positive, got ", a.output_height, " and ", a.output_width);
+  if (a.sampling_ratio < 0) fail(op, "sampling_ratio must be 0 (adaptive) or positive, got ", a.sampling_ratio);
+  return ir::tensor_type({rois.shape[0], x.shape[1], a.output_height, a.output_width}, x.dtype);
+}
+
 }  // namespace
 
 void register_nn_ops(OpRegistry& r) {
@@ -338,6 +358,7 @@ void register_nn_ops(OpRegistry& r) {
   define_op(r, OpCode::SpaceToDepth, 1, 1, space_to_depth);
   define_op(r, OpCode::Resize2d, 1, 1, resize2d);
   define_op(r, OpCode::GridSample, 2, 2, grid_sample);
+  define_op(r, OpCode::RoiAlign, 3, 3, roi_align);
 }
 
 }  // namespace sy::ops

@@ -1,5 +1,5 @@
 // C functions that generated code calls for the ops that are sequential or data-dependent writes
-// (cumsum, scatter_elements, scatter_nd, topk, prod): extern stages, registered in the extern table
+// (cumsum, scatter_elements, scatter_nd, topk, prod, roi_align): extern stages, registered in the extern table
 // that the native module is given when it is loaded. Semantics are the reference kernels'
 // (backends/reference/kernels_reduce.cpp, kernels_scatter.cpp). Every function takes its buffers
 // first (inputs, then the output), then int64 scalars; dtypes are passed as DType codes.
@@ -203,6 +203,86 @@ int32_t sy_topi_reduce_prod(const void* x, void* out, int64_t dtype, int64_t ran
   return sy::codegen::kKernelOk;
 }
 
+// RoiAlign (the reference's image.roi_align): per region and bin, the sample taps (offset in a
+// plane and weight, or none for a sample outside the image) are found once and applied to every
+// channel; regions in parallel.
+int32_t sy_topi_roi_align(const void* x, const void* rois, const void* batch_indices, void* out, int64_t dtype,
+                          int64_t index_dtype, int64_t N, int64_t C, int64_t H, int64_t W, int64_t R, int64_t PH,
+                          int64_t PW, int64_t sampling_ratio, int64_t spatial_scale_bits, int64_t mode_max,
+                          int64_t half_pixel) {
+  for (int64_t r = 0; r < R; ++r) {
+    const int64_t b = index_at(batch_indices, index_dtype, r);
+    if (b < 0 || b >= N) return sy::codegen::kFaultIndexOutOfRange;
+  }
+  double scale;
+  std::memcpy(&scale, &spatial_scale_bits, sizeof scale);
+  const double offset = half_pixel ? 0.5 : 0.0;
+  auto run = [&](auto tag) {
+    using T = decltype(tag);
+    const T* src = static_cast<const T*>(x);
+    const T* box = static_cast<const T*>(rois);
+    T* dst = static_cast<T*>(out);
+#pragma omp parallel for schedule(dynamic)
+    for (int64_t r = 0; r < R; ++r) {
+      struct Tap {
+        int64_t off[4];
+        double w[4];
+      };
+      const double bx = static_cast<double>(box[r * 4]) * scale - offset, by = static_cast<double>(box[r * 4 + 1]) * scale - offset;
+      double rw = static_cast<double>(box[r * 4 + 2]) * scale - offset - bx;
+      double rh = static_cast<double>(box[r * 4 + 3]) * scale - offset - by;
+      if (!half_pixel) rw = std::max(rw, 1.0), rh = std::max(rh, 1.0);
+      const double bin_h = rh / static_cast<double>(PH), bin_w = rw / static_cast<double>(PW);
+      // A reversed region (x2 < x1, aligned) has no samples: its bins are 0.
+      const int64_t gh = sampling_ratio > 0 ? sampling_ratio : std::max<int64_t>(0, static_cast<int64_t>(std::ceil(rh / static_cast<double>(PH))));
+      const int64_t gw = sampling_ratio > 0 ? sampling_ratio : std::max<int64_t>(0, static_cast<int64_t>(std::ceil(rw / static_cast<double>(PW))));
+      const double count = static_cast<double>(std::max<int64_t>(gh * gw, 1));
+      std::vector<Tap> taps;
+      taps.reserve(static_cast<size_t>(std::max<int64_t>(PH * PW * gh * gw, 0)));
+      for (int64_t ph = 0; ph < PH; ++ph)
+        for (int64_t pw = 0; pw < PW; ++pw)
+          for (int64_t iy = 0; iy < gh; ++iy)
+            for (int64_t ix = 0; ix < gw; ++ix) {
+              double y = by + static_cast<double>(ph) * bin_h + (static_cast<double>(iy) + 0.5) * bin_h / static_cast<double>(gh);
+              double xx = bx + static_cast<double>(pw) * bin_w + (static_cast<double>(ix) + 0.5) * bin_w / static_cast<double>(gw);
+              Tap t{{0, 0, 0, 0}, {0, 0, 0, 0}};
+              if (y >= -1.0 && y <= static_cast<double>(H) && xx >= -1.0 && xx <= static_cast<double>(W)) {
+                y = std::max(y, 0.0);
+                xx = std::max(xx, 0.0);
+                int64_t y0 = static_cast<int64_t>(y), x0 = static_cast<int64_t>(xx);
+                int64_t y1 = y0 + 1, x1 = x0 + 1;
+                if (y0 >= H - 1) y0 = y1 = H - 1, y = static_cast<double>(y0);
+                if (x0 >= W - 1) x0 = x1 = W - 1, xx = static_cast<double>(x0);
+                const double ly = y - static_cast<double>(y0), lx = xx - static_cast<double>(x0);
+                t = Tap{{y0 * W + x0, y0 * W + x1, y1 * W + x0, y1 * W + x1},
+                        {(1 - ly) * (1 - lx), (1 - ly) * lx, ly * (1 - lx), ly * lx}};
+              }
+              taps.push_back(t);
+            }
+      const int64_t per_bin = gh * gw;
+      for (int64_t ch = 0; ch < C; ++ch) {
+        const T* plane = src + (index_at(batch_indices, index_dtype, r) * C + ch) * H * W;
+        T* o = dst + (r * C + ch) * PH * PW;
+        for (int64_t bin = 0; bin < PH * PW; ++bin) {
+          double acc = 0.0;
+          for (int64_t s = 0; s < per_bin; ++s) {
+            const Tap& t = taps[static_cast<size_t>(bin * per_bin + s)];
+            double v[4];
+            for (int k = 0; k < 4; ++k) v[k] = t.w[k] * static_cast<double>(plane[t.off[k]]);
+            if (!mode_max) acc += v[0] + v[1] + v[2] + v[3];
+            else acc = s == 0 ? std::max(std::max(std::max(v[0], v[1]), v[2]), v[3])
+                              : std::max(acc, std::max(std::max(std::max(v[0], v[1]), v[2]), v[3]));
+          }
+          o[bin] = static_cast<T>(mode_max ? acc : acc / count);
+        }
+      }
+    }
+  };
+  if (static_cast<DType>(dtype) == DType::f64) run(double{});
+  else run(float{});
+  return sy::codegen::kKernelOk;
+}
+
 }  // extern "C"
 
 namespace sy::topi {
@@ -213,6 +293,7 @@ void register_extern_kernels(Registry& r) {
   r.add_extern("sy_topi_scatter_nd", reinterpret_cast<void*>(&sy_topi_scatter_nd));
   r.add_extern("sy_topi_topk_indices", reinterpret_cast<void*>(&sy_topi_topk_indices));
   r.add_extern("sy_topi_reduce_prod", reinterpret_cast<void*>(&sy_topi_reduce_prod));
+  r.add_extern("sy_topi_roi_align", reinterpret_cast<void*>(&sy_topi_roi_align));
 }
 
 }  // namespace sy::topi

@@ -1,6 +1,8 @@
-// cumsum, scatter_elements and scatter_nd: one extern stage each, calling the C functions of
+// cumsum, scatter_elements, scatter_nd and roi_align: one extern stage each, calling the C functions of
 // extern_kernels.cpp (a sequential scan / data-dependent writes in the order the reference
 // applies them, so duplicate indices behave the same).
+#include <cstring>
+
 #include "ops/attrs.h"
 #include "ops/op.h"
 #include "support/error.h"
@@ -78,6 +80,23 @@ Computes scatter_nd(const ir::CallNode& call, const Computes& in) {
   return {te::extern_op(op, data.shape(), data.dtype(), {data, idx, up}, "sy_topi_scatter_nd", args)};
 }
 
+// image.roi_align: its regions' sample grids depend on the data (adaptive sampling), so one
+// extern stage over the whole output.
+Computes roi_align(const ir::CallNode& call, const Computes& in) {
+  const te::Tensor x = in.at(0), rois = in.at(1), idx = in.at(2);
+  const auto& a = call.attrs_as<ops::RoiAlignAttrs>();
+  if (x.dtype() != DType::f32 && x.dtype() != DType::f64) throw Error("image.roi_align: needs float data");
+  int64_t scale_bits;
+  std::memcpy(&scale_bits, &a.spatial_scale, sizeof scale_bits);
+  const Shape& s = x.shape();
+  const int64_t R = rois.shape()[0];
+  return {te::extern_op("roi_align", {R, s[1], a.output_height, a.output_width}, x.dtype(), {x, rois, idx},
+                        "sy_topi_roi_align",
+                        {code(x.dtype()), code(idx.dtype()), int_imm(s[0]), int_imm(s[1]), int_imm(s[2]), int_imm(s[3]),
+                         int_imm(R), int_imm(a.output_height), int_imm(a.output_width), int_imm(a.sampling_ratio),
+                         int_imm(scale_bits), int_imm(a.mode == "max"), int_imm(a.half_pixel)})};
+}
+
 }  // namespace
 
 void register_transform_externs(Registry& r) {
@@ -89,6 +108,7 @@ void register_transform_externs(Registry& r) {
   add(OpCode::CumSum, cumsum);
   add(OpCode::ScatterElements, scatter_elements);
   add(OpCode::ScatterND, scatter_nd);
+  add(OpCode::RoiAlign, roi_align);
 }
 
 }  // namespace sy::topi

@@ -190,6 +190,14 @@ Module every_op_module() {
   gs.padding_mode = "reflection";
   gs.align_corners = true;
   add(call(OpCode::GridSample, {img, P("grid", {1, 5, 3, 2})}, gs));
+  RoiAlignAttrs ra;
+  ra.mode = "max";
+  ra.output_height = 3;
+  ra.output_width = 2;
+  ra.sampling_ratio = 2;
+  ra.spatial_scale = 0.0625;
+  ra.half_pixel = false;
+  add(call(OpCode::RoiAlign, {img, P("rois", {4, 4}), P("roi_batch", {4}, DType::i64)}, ra));
 
   ReshapeAttrs rs;
   rs.newshape = {3, 2};

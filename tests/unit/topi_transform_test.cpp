@@ -185,3 +185,33 @@ TEST(TopiTransform, CumsumAndScatterExternStages) {
   }
   expect_native_cases_match_reference(cases);
 }
+
+// image.roi_align's extern stage against the reference: avg and max, both coordinate modes,
+// adaptive and fixed sampling, f32 and f64, int32 and int64 batch indices, regions outside the
+// image and reversed. A batch index out of range is an error on both.
+TEST(TopiTransform, RoiAlignExternStage) {
+  std::vector<NativeCase> cases;
+  uint32_t seed = 300;
+  const std::vector<double> boxes = {1, 2, 9, 7, -4, -3, 5, 4, 6.5, 1.25, 7, 1.5, 8, 8, 3, 2, 0, 0, 11, 10};
+  for (const char* mode : {"avg", "max"})
+    for (bool half_pixel : {false, true})
+      for (int64_t ratio : {0, 2}) {
+        ops::RoiAlignAttrs a;
+        a.mode = mode;
+        a.half_pixel = half_pixel;
+        a.sampling_ratio = ratio;
+        a.output_height = 3;
+        a.output_width = 2;
+        a.spatial_scale = 0.75;
+        const DType t = ratio == 0 ? DType::f32 : DType::f64;
+        const Tensor rois = values(t, {5, 4}, boxes);
+        cases.push_back({OpCode::RoiAlign, attrs(a),
+                         {random(t, {2, 3, 7, 8}, -2, 2, seed++), rois,
+                          values(half_pixel ? DType::i32 : DType::i64, {5}, {0, 1, 1, 0, 1})}});
+      }
+  expect_native_cases_match_reference(cases);
+  ops::RoiAlignAttrs a;
+  const std::vector<Tensor> bad = {random(DType::f32, {2, 3, 7, 8}, -2, 2, seed++), random(DType::f32, {1, 4}, 0, 5, seed++),
+                                   values(DType::i64, {1}, {2})};
+  EXPECT_THROW(run_native_op(OpCode::RoiAlign, attrs(a), bad), Error);
+}

@@ -296,4 +296,84 @@ Tensor grid_sample(const ops::GridSampleAttrs& a, const Tensor& x, const Tensor&
   return out;
 }
 
+// RoiAlign as the ONNX reference computes it (onnx/reference/ops/op_roi_align.py, after ONNX
+// Runtime's kernel), in double: a bin's samples sit at the centres of a grid over it; a sample
+// more than one pixel outside the image counts 0, one nearer is clamped to the edge; avg divides
+// the sum by the number of samples, max takes the largest of the weighted taps.
+Tensor roi_align(const ops::RoiAlignAttrs& a, const Tensor& x, const Tensor& rois, const Tensor& batch_indices,
+                 const ir::Type& out_type) {
+  Tensor out = make_output(out_type);
+  if (x.dtype() != DType::f32 && x.dtype() != DType::f64)
+    throw Error("image.roi_align: needs float data, got " + std::string(dtype_name(x.dtype())));
+  const int64_t N = x.shape()[0], C = x.shape()[1], H = x.shape()[2], W = x.shape()[3];
+  const int64_t R = rois.shape()[0], PH = a.output_height, PW = a.output_width;
+  for (int64_t r = 0; r < R; ++r) {
+    const int64_t b = index_at(batch_indices, r);
+    if (b < 0 || b >= N)
+      throw Error("image.roi_align: batch index " + std::to_string(b) + " of roi " + std::to_string(r) +
+                  " is out of range for a batch of " + std::to_string(N));
+  }
+  if (out.numel() == 0) return out;
+  const double offset = a.half_pixel ? 0.5 : 0.0;
+  dispatch_dtype(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_floating_point_v<T>) {
+      const T* src = ptr<T>(x);
+      const T* box = ptr<T>(rois);
+      T* dst = ptr<T>(out);
+      for (int64_t r = 0; r < R; ++r) {
+        const T* plane0 = src + index_at(batch_indices, r) * C * H * W;
+        const double x1 = static_cast<double>(box[r * 4 + 0]) * a.spatial_scale - offset;
+        const double y1 = static_cast<double>(box[r * 4 + 1]) * a.spatial_scale - offset;
+        const double x2 = static_cast<double>(box[r * 4 + 2]) * a.spatial_scale - offset;
+        const double y2 = static_cast<double>(box[r * 4 + 3]) * a.spatial_scale - offset;
+        double rw = x2 - x1, rh = y2 - y1;
+        if (!a.half_pixel) rw = std::max(rw, 1.0), rh = std::max(rh, 1.0);
+        const double bh = rh / static_cast<double>(PH), bw = rw / static_cast<double>(PW);
+        const int64_t gh = a.sampling_ratio > 0 ? a.sampling_ratio : static_cast<int64_t>(std::ceil(rh / static_cast<double>(PH)));
+        const int64_t gw = a.sampling_ratio > 0 ? a.sampling_ratio : static_cast<int64_t>(std::ceil(rw / static_cast<double>(PW)));
+        const double count = static_cast<double>(std::max<int64_t>(gh * gw, 1));
+        for (int64_t ch = 0; ch < C; ++ch) {
+          const T* plane = plane0 + ch * H * W;
+          for (int64_t ph = 0; ph < PH; ++ph)
+            for (int64_t pw = 0; pw < PW; ++pw) {
+              double acc = 0.0;
+              bool first = true;
+              for (int64_t iy = 0; iy < gh; ++iy)
+                for (int64_t ix = 0; ix < gw; ++ix) {
+                  double yy = y1 + static_cast<double>(ph) * bh + (static_cast<double>(iy) + 0.5) * bh / static_cast<double>(gh);
+                  double xx = x1 + static_cast<double>(pw) * bw + (static_cast<double>(ix) + 0.5) * bw / static_cast<double>(gw);
+                  double taps[4] = {0, 0, 0, 0};  // weighted values of the four neighbours
+                  if (!(yy < -1.0 || yy > static_cast<double>(H) || xx < -1.0 || xx > static_cast<double>(W))) {
+                    yy = std::max(yy, 0.0);
+                    xx = std::max(xx, 0.0);
+                    int64_t ylo = static_cast<int64_t>(yy), xlo = static_cast<int64_t>(xx), yhi, xhi;
+                    if (ylo >= H - 1) yhi = ylo = H - 1, yy = static_cast<double>(ylo);
+                    else yhi = ylo + 1;
+                    if (xlo >= W - 1) xhi = xlo = W - 1, xx = static_cast<double>(xlo);
+                    else xhi = xlo + 1;
+                    const double ly = yy - static_cast<double>(ylo), lx = xx - static_cast<double>(xlo);
+                    const double hy = 1.0 - ly, hx = 1.0 - lx;
+                    taps[0] = hy * hx * static_cast<double>(plane[ylo * W + xlo]);
+                    taps[1] = hy * lx * static_cast<double>(plane[ylo * W + xhi]);
+                    taps[2] = ly * hx * static_cast<double>(plane[yhi * W + xlo]);
+                    taps[3] = ly * lx * static_cast<double>(plane[yhi * W + xhi]);
+                  }
+                  if (a.mode == "avg") {
+                    acc += taps[0] + taps[1] + taps[2] + taps[3];
+                  } else {
+                    const double v = std::max(std::max(std::max(taps[0], taps[1]), taps[2]), taps[3]);
+                    acc = first ? v : std::max(acc, v);
+                    first = false;
+                  }
+                }
+              dst[((r * C + ch) * PH + ph) * PW + pw] = static_cast<T>(a.mode == "avg" ? acc / count : acc);
+            }
+        }
+      }
+    }
+  });
+  return out;
+}
+
 }  // namespace sy::reference::detail

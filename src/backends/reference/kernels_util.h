@@ -178,6 +178,8 @@ Tensor depth_to_space(const ops::DepthToSpaceAttrs& a, const Tensor& x, const ir
 Tensor space_to_depth(const ops::BlockSizeAttrs& a, const Tensor& x, const ir::Type& out_type);
 Tensor resize2d(const ops::Resize2dAttrs& a, const Tensor& x, const ir::Type& out_type);
 Tensor grid_sample(const ops::GridSampleAttrs& a, const Tensor& x, const Tensor& grid, const ir::Type& out_type);
+Tensor roi_align(const ops::RoiAlignAttrs& a, const Tensor& x, const Tensor& rois, const Tensor& batch_indices,
+                 const ir::Type& out_type);
 // kernels_reduce.cpp
 Tensor reduce(ops::OpCode op, const ops::ReduceAttrs& a, const Tensor& x, const ir::Type& out_type);
 Tensor arg_reduce(ops::OpCode op, const ops::ArgReduceAttrs& a, const Tensor& x, const ir::Type& out_type);

@@ -725,6 +725,22 @@ Outs convert_grid_sample(NodeContext& c) {
   return {c.op(OpCode::GridSample, {x, grid}, a)};
 }
 
+// RoiAlign-10 (output_half_pixel coordinates) and -16 (coordinate_transformation_mode, half_pixel
+// by default): torchvision's roi_align exports as either.
+Outs convert_roi_align(NodeContext& c) {
+  ops::RoiAlignAttrs a;
+  a.mode = c.attr_string("mode", "avg");
+  a.output_height = c.attr_int("output_height", 1);
+  a.output_width = c.attr_int("output_width", 1);
+  a.sampling_ratio = c.attr_int("sampling_ratio", 0);
+  a.spatial_scale = c.attr_float("spatial_scale", 1.0);
+  const std::string ctm = c.attr_string("coordinate_transformation_mode", c.opset() >= 16 ? "half_pixel" : "output_half_pixel");
+  if (ctm != "half_pixel" && ctm != "output_half_pixel")
+    c.fail("coordinate_transformation_mode must be half_pixel or output_half_pixel, got '" + ctm + "'");
+  a.half_pixel = ctm == "half_pixel";
+  return {c.op(OpCode::RoiAlign, {c.input(0, "X"), c.input(1, "rois"), c.input(2, "batch_indices")}, a)};
+}
+
 std::vector<double> float_values(const Tensor& t) {
   std::vector<double> v;
   for (int64_t i = 0; i < t.numel(); ++i) v.push_back(t.get_as_double(i));
@@ -832,6 +848,7 @@ void register_nn_converters(ConverterTable& t) {
   t.add("Resize", 10, convert_upsample);
   t.add("Resize", 11, convert_resize);
   t.add("GridSample", 16, convert_grid_sample);
+  t.add("RoiAlign", 10, convert_roi_align);
 }
 
 }  // namespace sy::onnx
