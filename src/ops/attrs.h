@@ -175,6 +175,17 @@ SY_ATTRS(RoiAlignAttrs)
     v.visit("half_pixel", half_pixel);
   }
 };
+// ONNX MaxRoiPool-1 (torchvision's roi_pool, Caffe's ROIPooling): each region (rows of batch index,
+// x1, y1, x2, y2; rounded to whole pixels of the scaled image) split into pooled_shape bins of whole
+// pixels, each the max over its pixels (0 for an empty bin).
+SY_ATTRS(MaxRoiPoolAttrs)
+  std::vector<int64_t> pooled_shape;  // [height, width]
+  double spatial_scale = 1.0;
+  template <class V> void fields(V& v) {
+    v.visit("pooled_shape", pooled_shape);
+    v.visit("spatial_scale", spatial_scale);
+  }
+};
 // Resize of the two innermost axes of an NCHW tensor to a static size.
 SY_ATTRS(Resize2dAttrs)
   std::vector<int64_t> size;                           // output [H, W]

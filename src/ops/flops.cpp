@@ -66,6 +66,7 @@ int64_t op_flops(const ir::CallNode& c) {
       const int64_t s = std::max<int64_t>(a.sampling_ratio, 1);
       return 8 * out * s * s;
     }
+    case OpCode::MaxRoiPool: return out;
     default: break;
   }
   switch (op_def(c.op).kind) {

@@ -325,6 +325,20 @@ Type roi_align(const std::string& op, const TypeList& args, const ir::Attrs& att
   return ir::tensor_type({rois.shape[0], x.shape[1], a.output_height, a.output_width}, x.dtype);
 }
 
+Type max_roi_pool(const std::string& op, const TypeList& args, const ir::Attrs& attrs) {
+  const auto& a = attrs_as<MaxRoiPoolAttrs>(op, attrs);
+  const auto& x = tensor_arg(op, args, 0, "data");
+  const auto& rois = tensor_arg(op, args, 1, "rois");
+  check_rank(op, x, "data (NCHW)", 4);
+  check_rank(op, rois, "rois (R, 5)", 2);
+  check_float(op, x, "data");
+  check_same_dtype(op, x, "data", rois, "rois");
+  if (rois.shape[1] != 5) fail(op, "rois must have 5 columns (batch index, x1, y1, x2, y2), got ", rois.shape[1]);
+  if (a.pooled_shape.size() != 2 || a.pooled_shape[0] < 1 || a.pooled_shape[1] < 1)
+    fail(op, "pooled_shape must be two positive sizes, got ", a.pooled_shape.size(), " values");
+  return ir::tensor_type({rois.shape[0], x.shape[1], a.pooled_shape[0], a.pooled_shape[1]}, x.dtype);
+}
+
 }  // namespace
 
 void register_nn_ops(OpRegistry& r) {
@@ -359,6 +373,7 @@ void register_nn_ops(OpRegistry& r) {
   define_op(r, OpCode::Resize2d, 1, 1, resize2d);
   define_op(r, OpCode::GridSample, 2, 2, grid_sample);
   define_op(r, OpCode::RoiAlign, 3, 3, roi_align);
+  define_op(r, OpCode::MaxRoiPool, 2, 2, max_roi_pool);
 }
 
 }  // namespace sy::ops

@@ -1,11 +1,12 @@
 // C functions that generated code calls for the ops that are sequential or data-dependent writes
-// (cumsum, scatter_elements, scatter_nd, topk, prod, roi_align): extern stages, registered in the extern table
+// (cumsum, scatter_elements, scatter_nd, topk, prod, roi_align, max_roi_pool): extern stages, registered in the extern table
 // that the native module is given when it is loaded. Semantics are the reference kernels'
 // (backends/reference/kernels_reduce.cpp, kernels_scatter.cpp). Every function takes its buffers
 // first (inputs, then the output), then int64 scalars; dtypes are passed as DType codes.
 #include "topi/extern_kernels.h"
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <cstring>
 #include <numeric>
@@ -283,6 +284,58 @@ int32_t sy_topi_roi_align(const void* x, const void* rois, const void* batch_ind
   return sy::codegen::kKernelOk;
 }
 
+// MaxRoiPool (the reference's image.max_roi_pool): each region's bins (whole pixels) found once,
+// the max taken per channel; regions in parallel.
+int32_t sy_topi_max_roi_pool(const void* x, const void* rois, void* out, int64_t dtype, int64_t N, int64_t C, int64_t H,
+                             int64_t W, int64_t R, int64_t PH, int64_t PW, int64_t spatial_scale_bits) {
+  double scale_d;
+  std::memcpy(&scale_d, &spatial_scale_bits, sizeof scale_d);
+  auto run = [&](auto tag) -> int32_t {
+    using T = decltype(tag);
+    const T* src = static_cast<const T*>(x);
+    const T* box = static_cast<const T*>(rois);
+    T* dst = static_cast<T*>(out);
+    for (int64_t r = 0; r < R; ++r) {
+      const double bi = static_cast<double>(box[r * 5]);
+      if (!(bi >= 0 && bi < static_cast<double>(N))) return sy::codegen::kFaultIndexOutOfRange;
+    }
+    const T scale = static_cast<T>(scale_d);
+#pragma omp parallel for schedule(dynamic)
+    for (int64_t r = 0; r < R; ++r) {
+      const T* b = box + r * 5;
+      const int64_t n = static_cast<int64_t>(b[0]);
+      const int64_t x1 = static_cast<int64_t>(std::round(b[1] * scale)), y1 = static_cast<int64_t>(std::round(b[2] * scale));
+      const int64_t x2 = static_cast<int64_t>(std::round(b[3] * scale)), y2 = static_cast<int64_t>(std::round(b[4] * scale));
+      const T bh = static_cast<T>(std::max<int64_t>(y2 - y1 + 1, 1)) / static_cast<T>(PH);
+      const T bw = static_cast<T>(std::max<int64_t>(x2 - x1 + 1, 1)) / static_cast<T>(PW);
+      std::vector<int64_t> rows(static_cast<size_t>(2 * PH)), cols(static_cast<size_t>(2 * PW));
+      auto edge = [](T v, int64_t origin, int64_t size) { return std::min(std::max<int64_t>(static_cast<int64_t>(v) + origin, 0), size); };
+      for (int64_t p = 0; p < PH; ++p) {
+        rows[static_cast<size_t>(2 * p)] = edge(std::floor(static_cast<T>(p) * bh), y1, H);
+        rows[static_cast<size_t>(2 * p + 1)] = edge(std::ceil(static_cast<T>(p + 1) * bh), y1, H);
+      }
+      for (int64_t p = 0; p < PW; ++p) {
+        cols[static_cast<size_t>(2 * p)] = edge(std::floor(static_cast<T>(p) * bw), x1, W);
+        cols[static_cast<size_t>(2 * p + 1)] = edge(std::ceil(static_cast<T>(p + 1) * bw), x1, W);
+      }
+      for (int64_t c = 0; c < C; ++c) {
+        const T* plane = src + (n * C + c) * H * W;
+        for (int64_t ph = 0; ph < PH; ++ph)
+          for (int64_t pw = 0; pw < PW; ++pw) {
+            const int64_t h0 = rows[static_cast<size_t>(2 * ph)], h1 = rows[static_cast<size_t>(2 * ph + 1)];
+            const int64_t w0 = cols[static_cast<size_t>(2 * pw)], w1 = cols[static_cast<size_t>(2 * pw + 1)];
+            T m = (h1 <= h0 || w1 <= w0) ? T(0) : static_cast<T>(-FLT_MAX);
+            for (int64_t h = h0; h < h1; ++h)
+              for (int64_t w = w0; w < w1; ++w) m = plane[h * W + w] > m ? plane[h * W + w] : m;
+            dst[((r * C + c) * PH + ph) * PW + pw] = m;
+          }
+      }
+    }
+    return sy::codegen::kKernelOk;
+  };
+  return static_cast<DType>(dtype) == DType::f64 ? run(double{}) : run(float{});
+}
+
 }  // extern "C"
 
 namespace sy::topi {
@@ -294,6 +347,7 @@ void register_extern_kernels(Registry& r) {
   r.add_extern("sy_topi_topk_indices", reinterpret_cast<void*>(&sy_topi_topk_indices));
   r.add_extern("sy_topi_reduce_prod", reinterpret_cast<void*>(&sy_topi_reduce_prod));
   r.add_extern("sy_topi_roi_align", reinterpret_cast<void*>(&sy_topi_roi_align));
+  r.add_extern("sy_topi_max_roi_pool", reinterpret_cast<void*>(&sy_topi_max_roi_pool));
 }
 
 }  // namespace sy::topi

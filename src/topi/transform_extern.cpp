@@ -1,4 +1,4 @@
-// cumsum, scatter_elements, scatter_nd and roi_align: one extern stage each, calling the C functions of
+// cumsum, scatter_elements, scatter_nd, roi_align and max_roi_pool: one extern stage each, calling the C functions of
 // extern_kernels.cpp (a sequential scan / data-dependent writes in the order the reference
 // applies them, so duplicate indices behave the same).
 #include <cstring>
@@ -80,8 +80,8 @@ Computes scatter_nd(const ir::CallNode& call, const Computes& in) {
   return {te::extern_op(op, data.shape(), data.dtype(), {data, idx, up}, "sy_topi_scatter_nd", args)};
 }
 
-// image.roi_align: its regions' sample grids depend on the data (adaptive sampling), so one
-// extern stage over the whole output.
+// image.roi_align and image.max_roi_pool: their regions' sample grids and bins depend on the data,
+// so one extern stage over the whole output each.
 Computes roi_align(const ir::CallNode& call, const Computes& in) {
   const te::Tensor x = in.at(0), rois = in.at(1), idx = in.at(2);
   const auto& a = call.attrs_as<ops::RoiAlignAttrs>();
@@ -97,6 +97,20 @@ Computes roi_align(const ir::CallNode& call, const Computes& in) {
                          int_imm(scale_bits), int_imm(a.mode == "max"), int_imm(a.half_pixel)})};
 }
 
+Computes max_roi_pool(const ir::CallNode& call, const Computes& in) {
+  const te::Tensor x = in.at(0), rois = in.at(1);
+  const auto& a = call.attrs_as<ops::MaxRoiPoolAttrs>();
+  if (x.dtype() != DType::f32 && x.dtype() != DType::f64) throw Error("image.max_roi_pool: needs float data");
+  int64_t scale_bits;
+  std::memcpy(&scale_bits, &a.spatial_scale, sizeof scale_bits);
+  const Shape& s = x.shape();
+  const int64_t R = rois.shape()[0];
+  return {te::extern_op("max_roi_pool", {R, s[1], a.pooled_shape[0], a.pooled_shape[1]}, x.dtype(), {x, rois},
+                        "sy_topi_max_roi_pool",
+                        {code(x.dtype()), int_imm(s[0]), int_imm(s[1]), int_imm(s[2]), int_imm(s[3]), int_imm(R),
+                         int_imm(a.pooled_shape[0]), int_imm(a.pooled_shape[1]), int_imm(scale_bits)})};
+}
+
 }  // namespace
 
 void register_transform_externs(Registry& r) {
@@ -109,6 +123,7 @@ void register_transform_externs(Registry& r) {
   add(OpCode::ScatterElements, scatter_elements);
   add(OpCode::ScatterND, scatter_nd);
   add(OpCode::RoiAlign, roi_align);
+  add(OpCode::MaxRoiPool, max_roi_pool);
 }
 
 }  // namespace sy::topi

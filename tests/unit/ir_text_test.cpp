@@ -198,6 +198,10 @@ Module every_op_module() {
   ra.spatial_scale = 0.0625;
   ra.half_pixel = false;
   add(call(OpCode::RoiAlign, {img, P("rois", {4, 4}), P("roi_batch", {4}, DType::i64)}, ra));
+  MaxRoiPoolAttrs mrp;
+  mrp.pooled_shape = {2, 3};
+  mrp.spatial_scale = 0.5;
+  add(call(OpCode::MaxRoiPool, {img, P("rois5", {3, 5})}, mrp));
 
   ReshapeAttrs rs;
   rs.newshape = {3, 2};

@@ -215,3 +215,25 @@ TEST(TopiTransform, RoiAlignExternStage) {
                                    values(DType::i64, {1}, {2})};
   EXPECT_THROW(run_native_op(OpCode::RoiAlign, attrs(a), bad), Error);
 }
+
+// image.max_roi_pool's extern stage against the reference: regions rounded to pixels, partly
+// outside the image, below a pixel, reversed, bins larger and smaller than a pixel; f32 and f64.
+// A batch index out of range is an error.
+TEST(TopiTransform, MaxRoiPoolExternStage) {
+  std::vector<NativeCase> cases;
+  uint32_t seed = 320;
+  const std::vector<double> boxes = {0, 1, 2, 9, 7, 1, -4, -3, 5, 4, 1, 6.5, 1.25, 7, 1.5, 0, 8, 8, 3, 2, 1, 0, 0, 15, 13};
+  for (DType t : {DType::f32, DType::f64})
+    for (std::vector<int64_t> pooled : {std::vector<int64_t>{3, 2}, std::vector<int64_t>{7, 9}}) {
+      ops::MaxRoiPoolAttrs a;
+      a.pooled_shape = pooled;
+      a.spatial_scale = 0.75;
+      cases.push_back({OpCode::MaxRoiPool, attrs(a), {random(t, {2, 3, 9, 10}, -2, 2, seed++), values(t, {5, 5}, boxes)}});
+    }
+  expect_native_cases_match_reference(cases);
+  ops::MaxRoiPoolAttrs a;
+  a.pooled_shape = {2, 2};
+  EXPECT_THROW(run_native_op(OpCode::MaxRoiPool, attrs(a), {random(DType::f32, {2, 3, 7, 8}, -2, 2, seed++),
+                                                           values(DType::f32, {1, 5}, {2, 0, 0, 3, 3})}),
+               Error);
+}

@@ -51,6 +51,7 @@ std::vector<Tensor> dispatch(OpCode op, const ir::Attrs& at, const Args& a, cons
     case OpCode::Resize2d: return {resize2d(attrs_as<ops::Resize2dAttrs>(at), a.at(0), t)};
     case OpCode::GridSample: return {grid_sample(attrs_as<ops::GridSampleAttrs>(at), a.at(0), a.at(1), t)};
     case OpCode::RoiAlign: return {roi_align(attrs_as<ops::RoiAlignAttrs>(at), a.at(0), a.at(1), a.at(2), t)};
+    case OpCode::MaxRoiPool: return {max_roi_pool(attrs_as<ops::MaxRoiPoolAttrs>(at), a.at(0), a.at(1), t)};
 
     case OpCode::Reshape: return {reshape(a.at(0), t)};
     case OpCode::Transpose: return {transpose(attrs_as<ops::TransposeAttrs>(at), a.at(0), t)};

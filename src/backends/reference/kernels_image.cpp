@@ -1,6 +1,7 @@
 // Reference kernels of image-layout ops: depth_to_space, space_to_depth, resize2d (nearest,
 // linear, cubic with the ONNX coordinate transformation modes) and grid_sample.
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 
 #include "backends/reference/kernels_util.h"
@@ -370,6 +371,55 @@ Tensor roi_align(const ops::RoiAlignAttrs& a, const Tensor& x, const Tensor& roi
               dst[((r * C + ch) * PH + ph) * PW + pw] = static_cast<T>(a.mode == "avg" ? acc / count : acc);
             }
         }
+      }
+    }
+  });
+  return out;
+}
+
+// MaxRoiPool as torchvision's roi_pool and ONNX Runtime compute it (Caffe's ROIPooling), in the
+// data's type: the region's corners rounded (half away from zero) in the scaled image, at least
+// one pixel each way; bin edges floor and ceil of multiples of the bin size, clipped to the image.
+Tensor max_roi_pool(const ops::MaxRoiPoolAttrs& a, const Tensor& x, const Tensor& rois, const ir::Type& out_type) {
+  Tensor out = make_output(out_type);
+  if (x.dtype() != DType::f32 && x.dtype() != DType::f64)
+    throw Error("image.max_roi_pool: needs float data, got " + std::string(dtype_name(x.dtype())));
+  const int64_t N = x.shape()[0], C = x.shape()[1], H = x.shape()[2], W = x.shape()[3];
+  const int64_t R = rois.shape()[0], PH = a.pooled_shape[0], PW = a.pooled_shape[1];
+  dispatch_dtype(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_floating_point_v<T>) {
+      const T* src = ptr<T>(x);
+      const T* box = ptr<T>(rois);
+      T* dst = ptr<T>(out);
+      const T scale = static_cast<T>(a.spatial_scale);
+      for (int64_t r = 0; r < R; ++r) {
+        const T* b = box + r * 5;
+        const double bi = static_cast<double>(b[0]);
+        if (!(bi >= 0 && bi < static_cast<double>(N)))
+          throw Error("image.max_roi_pool: batch index " + std::to_string(bi) + " of roi " + std::to_string(r) +
+                      " is out of range for a batch of " + std::to_string(N));
+        const int64_t n = static_cast<int64_t>(bi);
+        const int64_t x1 = static_cast<int64_t>(std::round(b[1] * scale)), y1 = static_cast<int64_t>(std::round(b[2] * scale));
+        const int64_t x2 = static_cast<int64_t>(std::round(b[3] * scale)), y2 = static_cast<int64_t>(std::round(b[4] * scale));
+        const T bin_h = static_cast<T>(std::max<int64_t>(y2 - y1 + 1, 1)) / static_cast<T>(PH);
+        const T bin_w = static_cast<T>(std::max<int64_t>(x2 - x1 + 1, 1)) / static_cast<T>(PW);
+        for (int64_t c = 0; c < C; ++c)
+          for (int64_t ph = 0; ph < PH; ++ph)
+            for (int64_t pw = 0; pw < PW; ++pw) {
+              auto clip = [](int64_t v, int64_t hi) { return std::min(std::max<int64_t>(v, 0), hi); };
+              const int64_t h0 = clip(static_cast<int64_t>(std::floor(static_cast<T>(ph) * bin_h)) + y1, H);
+              const int64_t h1 = clip(static_cast<int64_t>(std::ceil(static_cast<T>(ph + 1) * bin_h)) + y1, H);
+              const int64_t w0 = clip(static_cast<int64_t>(std::floor(static_cast<T>(pw) * bin_w)) + x1, W);
+              const int64_t w1 = clip(static_cast<int64_t>(std::ceil(static_cast<T>(pw + 1) * bin_w)) + x1, W);
+              T m = (h1 <= h0 || w1 <= w0) ? T(0) : static_cast<T>(-FLT_MAX);
+              for (int64_t h = h0; h < h1; ++h)
+                for (int64_t w = w0; w < w1; ++w) {
+                  const T v = src[((n * C + c) * H + h) * W + w];
+                  if (v > m) m = v;
+                }
+              dst[((r * C + c) * PH + ph) * PW + pw] = m;
+            }
       }
     }
   });

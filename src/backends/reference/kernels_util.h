@@ -169,6 +169,7 @@ Tensor pad(const ops::PadAttrs& a, const Tensor& x, const ir::Type& out_type);
 Tensor take(const ops::AxisAttrs& a, const Tensor& data, const Tensor& indices, const ir::Type& out_type);
 Tensor gather_elements(const ops::AxisAttrs& a, const Tensor& data, const Tensor& indices,
                        const ir::Type& out_type);
+Tensor max_roi_pool(const ops::MaxRoiPoolAttrs& a, const Tensor& x, const Tensor& rois, const ir::Type& out_type);
 Tensor gather_nd(const ops::BatchDimsAttrs& a, const Tensor& data, const Tensor& indices,
                  const ir::Type& out_type);
 Tensor one_hot(const ops::OneHotAttrs& a, const Tensor& indices, const Tensor& values,

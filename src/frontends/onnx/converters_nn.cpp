@@ -741,6 +741,14 @@ Outs convert_roi_align(NodeContext& c) {
   return {c.op(OpCode::RoiAlign, {c.input(0, "X"), c.input(1, "rois"), c.input(2, "batch_indices")}, a)};
 }
 
+// MaxRoiPool-1 (torchvision's roi_pool): rois carry their batch index in the first column.
+Outs convert_max_roi_pool(NodeContext& c) {
+  ops::MaxRoiPoolAttrs a;
+  a.pooled_shape = c.attr_ints("pooled_shape");
+  a.spatial_scale = c.attr_float("spatial_scale", 1.0);
+  return {c.op(OpCode::MaxRoiPool, {c.input(0, "X"), c.input(1, "rois")}, a)};
+}
+
 std::vector<double> float_values(const Tensor& t) {
   std::vector<double> v;
   for (int64_t i = 0; i < t.numel(); ++i) v.push_back(t.get_as_double(i));
@@ -849,6 +857,7 @@ void register_nn_converters(ConverterTable& t) {
   t.add("Resize", 11, convert_resize);
   t.add("GridSample", 16, convert_grid_sample);
   t.add("RoiAlign", 10, convert_roi_align);
+  t.add("MaxRoiPool", 1, convert_max_roi_pool);
 }
 
 }  // namespace sy::onnx

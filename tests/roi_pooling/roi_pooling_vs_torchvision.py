@@ -1,11 +1,12 @@
 #!/usr/bin/python3
-"""RoiAlign (torchvision.ops.roi_align, exported as ONNX RoiAlign) against torchvision: adaptive
-and fixed sampling, spatial scales, regions in both images of a batch, partly or wholly outside
-the image, smaller than a pixel, reversed; aligned=False through RoiAlign-10's coordinates and
-aligned=True through RoiAlign-16's half_pixel (the same exporter, opset 16: the attribute's
-default). One model per opset computes every case as its own output; one `switchyard run` each.
+"""RoiAlign and MaxRoiPool (torchvision.ops.roi_align and roi_pool, exported as ONNX RoiAlign and
+MaxRoiPool) against torchvision: adaptive and fixed sampling, spatial scales, regions in both
+images of a batch, partly or wholly outside the image, smaller than a pixel, reversed;
+aligned=False through RoiAlign-10's coordinates and aligned=True through RoiAlign-16's
+half_pixel (the same exporter, opset 16: the attribute's default); roi_pool in the opset 11
+model. One model per opset computes every case as its own output; one `switchyard run` each.
 
-  roi_align_vs_torchvision.py --binary build/bin/switchyard --work DIR [-- RUN ARGS...]
+  roi_pooling_vs_torchvision.py --binary build/bin/switchyard --work DIR [-- RUN ARGS...]
 """
 import os
 import sys
@@ -31,8 +32,11 @@ CASES = [
 def model(aligned):
     class All(torch.nn.Module):
         def forward(self, boxes, *xs):
-            return tuple(torchvision.ops.roi_align(x, boxes, size, scale, ratio, aligned)
-                         for (_, size, scale, ratio, _), x in zip(CASES, xs))
+            outs = [torchvision.ops.roi_align(x, boxes, size, scale, ratio, aligned)
+                    for (_, size, scale, ratio, _), x in zip(CASES, xs)]
+            if not aligned:
+                outs += [torchvision.ops.roi_pool(x, boxes, size, scale) for (_, size, scale, _, _), x in zip(CASES, xs)]
+            return tuple(outs)
     return All()
 
 
@@ -46,7 +50,7 @@ def main():
         tag = "aligned" if aligned else "unaligned"
         work = os.path.join(a.work, tag)
         os.makedirs(work, exist_ok=True)
-        names = [f"{n}_{tag}" for n, *_ in CASES]
+        names = [f"{n}_{tag}" for n, *_ in CASES] + ([] if aligned else [f"pool_{n}" for n, *_ in CASES])
         with torch.no_grad():
             want = [y.numpy() for y in model(aligned)(boxes, *xs)]
         path = os.path.join(work, "roi_align.onnx")
@@ -56,7 +60,7 @@ def main():
                               input_names=["boxes"] + [f"x_{n}" for n, *_ in CASES], output_names=names)
         feeds = {"boxes": boxes.numpy(), **{f"x_{n}": x.numpy() for (n, *_), x in zip(CASES, xs)}}
         bad |= run_and_compare(a.binary, work, path, feeds, [(n, w, n) for n, w in zip(names, want)], a.run_args,
-                               f"RoiAlign ({tag}) outputs match torchvision's roi_align")
+                               f"RoiAlign ({tag})" + ("" if aligned else " and MaxRoiPool") + " outputs match torchvision")
     return bad
 
 
