@@ -67,6 +67,10 @@ int64_t op_flops(const ir::CallNode& c) {
       return 8 * out * s * s;
     }
     case OpCode::MaxRoiPool: return out;
+    case OpCode::Det: {  // LU: 2/3 M^3 per matrix
+      const int64_t m = arg_shape(c, 0).back();
+      return std::max<int64_t>(out, 1) * 2 * m * m * m / 3;
+    }
     default: break;
   }
   switch (op_def(c.op).kind) {

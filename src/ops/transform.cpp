@@ -198,6 +198,15 @@ Type cumsum(const std::string& op, const TypeList& args, const ir::Attrs& attrs)
   return ir::tensor_type(x.shape, x.dtype);
 }
 
+Type det(const std::string& op, const TypeList& args, const ir::Attrs&) {
+  const auto& x = tensor_arg(op, args, 0, "x");
+  check_float(op, x, "x");
+  const size_t r = x.shape.size();
+  if (r < 2 || x.shape[r - 1] != x.shape[r - 2])
+    fail(op, "x must be square matrices [..., M, M], got ", shape_str(x.shape));
+  return ir::tensor_type(Shape(x.shape.begin(), x.shape.end() - 2), x.dtype);
+}
+
 void check_reduction(const std::string& op, const ScatterAttrs& a) {
   const std::string& r = a.reduction;
   if (r != "none" && r != "add" && r != "mul" && r != "max" && r != "min")
@@ -258,6 +267,7 @@ void register_transform_ops(OpRegistry& r) {
   define_op(r, OpCode::Trilu, 1, 1, trilu);
   define_op(r, OpCode::OneHot, 2, 2, one_hot);
   define_op(r, OpCode::CumSum, 1, 1, cumsum);
+  define_op(r, OpCode::Det, 1, 1, det);
   define_op(r, OpCode::ScatterElements, 3, 3, scatter_elements);
   define_op(r, OpCode::ScatterND, 3, 3, scatter_nd);
 }

@@ -1,5 +1,5 @@
 // C functions that generated code calls for the ops that are sequential or data-dependent writes
-// (cumsum, scatter_elements, scatter_nd, topk, prod, roi_align, max_roi_pool): extern stages, registered in the extern table
+// (cumsum, scatter_elements, scatter_nd, topk, prod, roi_align, max_roi_pool, det): extern stages, registered in the extern table
 // that the native module is given when it is loaded. Semantics are the reference kernels'
 // (backends/reference/kernels_reduce.cpp, kernels_scatter.cpp). Every function takes its buffers
 // first (inputs, then the output), then int64 scalars; dtypes are passed as DType codes.
@@ -336,6 +336,41 @@ int32_t sy_topi_max_roi_pool(const void* x, const void* rois, void* out, int64_t
   return static_cast<DType>(dtype) == DType::f64 ? run(double{}) : run(float{});
 }
 
+// Determinants (the reference's det): LU with partial pivoting in double, rows swapped through a
+// permutation instead of moved; matrices in parallel.
+int32_t sy_topi_det(const void* x, void* out, int64_t dtype, int64_t count, int64_t M) {
+  auto run = [&](auto tag) {
+    using T = decltype(tag);
+    const T* in = static_cast<const T*>(x);
+    T* o = static_cast<T*>(out);
+#pragma omp parallel for if (count * M * M * M > 100000)
+    for (int64_t b = 0; b < count; ++b) {
+      std::vector<double> a(static_cast<size_t>(M * M));
+      std::vector<int64_t> row(static_cast<size_t>(M));
+      for (int64_t i = 0; i < M * M; ++i) a[static_cast<size_t>(i)] = static_cast<double>(in[b * M * M + i]);
+      std::iota(row.begin(), row.end(), int64_t{0});
+      auto at = [&](int64_t r, int64_t c) -> double& { return a[static_cast<size_t>(row[static_cast<size_t>(r)] * M + c)]; };
+      double d = 1.0;
+      for (int64_t k = 0; k < M && d != 0.0; ++k) {
+        int64_t p = k;
+        for (int64_t r = k + 1; r < M; ++r) p = std::fabs(at(r, k)) > std::fabs(at(p, k)) ? r : p;
+        if (p != k) std::swap(row[static_cast<size_t>(p)], row[static_cast<size_t>(k)]), d = -d;
+        const double pivot = at(k, k);
+        d = pivot == 0.0 ? 0.0 : d * pivot;
+        if (d == 0.0) break;
+        for (int64_t r = k + 1; r < M; ++r) {
+          const double f = at(r, k) / pivot;
+          for (int64_t c = k + 1; c < M; ++c) at(r, c) -= f * at(k, c);
+        }
+      }
+      o[b] = static_cast<T>(d);
+    }
+  };
+  if (static_cast<DType>(dtype) == DType::f64) run(double{});
+  else run(float{});
+  return sy::codegen::kKernelOk;
+}
+
 }  // extern "C"
 
 namespace sy::topi {
@@ -348,6 +383,7 @@ void register_extern_kernels(Registry& r) {
   r.add_extern("sy_topi_reduce_prod", reinterpret_cast<void*>(&sy_topi_reduce_prod));
   r.add_extern("sy_topi_roi_align", reinterpret_cast<void*>(&sy_topi_roi_align));
   r.add_extern("sy_topi_max_roi_pool", reinterpret_cast<void*>(&sy_topi_max_roi_pool));
+  r.add_extern("sy_topi_det", reinterpret_cast<void*>(&sy_topi_det));
 }
 
 }  // namespace sy::topi

@@ -1,5 +1,5 @@
 // The C functions behind the extern stages of cumsum, scatter_elements, scatter_nd, topk, prod and
-// roi_align, max_roi_pool (see
+// roi_align, max_roi_pool, det (see
 // extern_kernels.cpp for their argument lists), and their registration in the extern table.
 #pragma once
 #include <cstdint>
@@ -39,6 +39,7 @@ int32_t sy_topi_roi_align(const void* x, const void* rois, const void* batch_ind
                           int64_t half_pixel);
 int32_t sy_topi_max_roi_pool(const void* x, const void* rois, void* out, int64_t dtype, int64_t N, int64_t C, int64_t H,
                              int64_t W, int64_t R, int64_t PH, int64_t PW, int64_t spatial_scale_bits);
+int32_t sy_topi_det(const void* x, void* out, int64_t dtype, int64_t count, int64_t M);
 int32_t sy_topi_reduce_prod(const void* x, void* out, int64_t dtype, int64_t rank, int64_t reduced_mask, int64_t d0,
                          int64_t d1, int64_t d2, int64_t d3, int64_t d4, int64_t d5, int64_t d6, int64_t d7);
 }

@@ -1,4 +1,4 @@
-// cumsum, scatter_elements, scatter_nd, roi_align and max_roi_pool: one extern stage each, calling the C functions of
+// cumsum, scatter_elements, scatter_nd, roi_align, max_roi_pool and det: one extern stage each, calling the C functions of
 // extern_kernels.cpp (a sequential scan / data-dependent writes in the order the reference
 // applies them, so duplicate indices behave the same).
 #include <cstring>
@@ -111,6 +111,17 @@ Computes max_roi_pool(const ir::CallNode& call, const Computes& in) {
                          int_imm(a.pooled_shape[0]), int_imm(a.pooled_shape[1]), int_imm(scale_bits)})};
 }
 
+// det: Gaussian elimination, whose pivots depend on the data.
+Computes det(const ir::CallNode& call, const Computes& in) {
+  const te::Tensor x = in.at(0);
+  if (x.dtype() != DType::f32 && x.dtype() != DType::f64) throw Error("det: needs float data");
+  const Shape& s = x.shape();
+  const Shape out(s.begin(), s.end() - 2);
+  (void)call;
+  return {te::extern_op("det", out, x.dtype(), {x}, "sy_topi_det",
+                        {code(x.dtype()), int_imm(shape_numel(out)), int_imm(s.back())})};
+}
+
 }  // namespace
 
 void register_transform_externs(Registry& r) {
@@ -124,6 +135,7 @@ void register_transform_externs(Registry& r) {
   add(OpCode::ScatterND, scatter_nd);
   add(OpCode::RoiAlign, roi_align);
   add(OpCode::MaxRoiPool, max_roi_pool);
+  add(OpCode::Det, det);
 }
 
 }  // namespace sy::topi

@@ -202,6 +202,7 @@ Module every_op_module() {
   mrp.pooled_shape = {2, 3};
   mrp.spatial_scale = 0.5;
   add(call(OpCode::MaxRoiPool, {img, P("rois5", {3, 5})}, mrp));
+  add(call(OpCode::Det, {P("matrices", {2, 3, 3})}));
 
   ReshapeAttrs rs;
   rs.newshape = {3, 2};

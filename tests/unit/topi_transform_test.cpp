@@ -216,6 +216,18 @@ TEST(TopiTransform, RoiAlignExternStage) {
   EXPECT_THROW(run_native_op(OpCode::RoiAlign, attrs(a), bad), Error);
 }
 
+// det's extern stage against the reference: batches of matrices of sizes 1 to 7, one needing a row
+// swap at every step, a singular one, f32 and f64.
+TEST(TopiTransform, DetExternStage) {
+  std::vector<NativeCase> cases;
+  uint32_t seed = 340;
+  for (int64_t m = 1; m <= 7; m += 2)
+    for (DType t : {DType::f32, DType::f64}) cases.push_back({OpCode::Det, nullptr, {random(t, {2, 3, m, m}, -2, 2, seed++)}});
+  cases.push_back({OpCode::Det, nullptr, {values(DType::f32, {3, 3}, {0, 2, 1, 0, 0, 3, 4, 1, 0})}});
+  cases.push_back({OpCode::Det, nullptr, {values(DType::f64, {2, 2, 2}, {1, 2, 2, 4, 0, 1, 1, 0})}});
+  expect_native_cases_match_reference(cases);
+}
+
 // image.max_roi_pool's extern stage against the reference: regions rounded to pixels, partly
 // outside the image, below a pixel, reversed, bins larger and smaller than a pixel; f32 and f64.
 // A batch index out of range is an error.

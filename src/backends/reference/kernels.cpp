@@ -66,6 +66,7 @@ std::vector<Tensor> dispatch(OpCode op, const ir::Attrs& at, const Args& a, cons
     case OpCode::Trilu: return {trilu(attrs_as<ops::TriluAttrs>(at), a.at(0), t)};
     case OpCode::OneHot: return {one_hot(attrs_as<ops::OneHotAttrs>(at), a.at(0), a.at(1), t)};
     case OpCode::CumSum: return {cumsum(attrs_as<ops::CumSumAttrs>(at), a.at(0), t)};
+    case OpCode::Det: return {det(a.at(0), t)};
     case OpCode::ScatterElements: return {scatter_elements(attrs_as<ops::ScatterAttrs>(at), a, t)};
     case OpCode::ScatterND: return {scatter_nd(attrs_as<ops::ScatterAttrs>(at), a, t)};
 

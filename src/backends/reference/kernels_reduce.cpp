@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <vector>
 
 #include "backends/reference/kernels_util.h"
 #include "ops/op.h"
@@ -251,6 +252,47 @@ Tensor cumsum(const ops::CumSumAttrs& a, const Tensor& x, const ir::Type& out_ty
         if (!a.exclusive) acc = wrap_add<Acc>(acc, static_cast<Acc>(v));
         o[base + d * inner] = static_cast<T>(acc);
         if (a.exclusive) acc = wrap_add<Acc>(acc, static_cast<Acc>(v));
+      }
+    }
+  });
+  return out;
+}
+
+// Determinants by Gaussian elimination with partial pivoting (the largest magnitude in the
+// column), in double: the product of the pivots, negated per row swap; 0 once a column has none.
+Tensor det(const Tensor& x, const ir::Type& out_type) {
+  Tensor out = make_output(out_type);
+  const int64_t M = x.shape().back();
+  const int64_t count = out.numel();
+  dispatch_dtype(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_floating_point_v<T>) {
+      const T* in = ptr<T>(x);
+      T* o = ptr<T>(out);
+      std::vector<double> a(static_cast<size_t>(M * M));
+      for (int64_t b = 0; b < count; ++b) {
+        for (int64_t i = 0; i < M * M; ++i) a[static_cast<size_t>(i)] = static_cast<double>(in[b * M * M + i]);
+        auto at = [&](int64_t r, int64_t c) -> double& { return a[static_cast<size_t>(r * M + c)]; };
+        double d = 1.0;
+        for (int64_t k = 0; k < M; ++k) {
+          int64_t p = k;
+          for (int64_t r = k + 1; r < M; ++r)
+            if (std::fabs(at(r, k)) > std::fabs(at(p, k))) p = r;
+          if (at(p, k) == 0.0) {
+            d = 0.0;
+            break;
+          }
+          if (p != k) {
+            for (int64_t c = 0; c < M; ++c) std::swap(at(p, c), at(k, c));
+            d = -d;
+          }
+          d *= at(k, k);
+          for (int64_t r = k + 1; r < M; ++r) {
+            const double f = at(r, k) / at(k, k);
+            for (int64_t c = k + 1; c < M; ++c) at(r, c) -= f * at(k, c);
+          }
+        }
+        o[b] = static_cast<T>(d);
       }
     }
   });

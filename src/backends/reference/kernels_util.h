@@ -186,6 +186,7 @@ Tensor reduce(ops::OpCode op, const ops::ReduceAttrs& a, const Tensor& x, const 
 Tensor arg_reduce(ops::OpCode op, const ops::ArgReduceAttrs& a, const Tensor& x, const ir::Type& out_type);
 std::vector<Tensor> topk(const ops::TopKAttrs& a, const Tensor& x, const ir::Type& out_type);
 Tensor cumsum(const ops::CumSumAttrs& a, const Tensor& x, const ir::Type& out_type);
+Tensor det(const Tensor& x, const ir::Type& out_type);
 // kernels_scatter.cpp
 Tensor scatter_elements(const ops::ScatterAttrs& a, const Args& args, const ir::Type& out_type);
 Tensor scatter_nd(const ops::ScatterAttrs& a, const Args& args, const ir::Type& out_type);

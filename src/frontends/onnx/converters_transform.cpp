@@ -365,6 +365,8 @@ Outs convert_one_hot(NodeContext& c) {
   return {c.op(OpCode::OneHot, {idx, c.reshape(values, {2})}, a)};
 }
 
+Outs convert_det(NodeContext& c) { return {c.op(OpCode::Det, {c.input(0, "X")})}; }
+
 Outs convert_cumsum(NodeContext& c) {
   Tensor axis = c.const_input(1, "axis");
   if (axis.numel() != 1 || !is_integer(axis.dtype())) c.fail("axis must be an integer scalar");
@@ -549,6 +551,7 @@ void register_transform_converters(ConverterTable& t) {
   t.add("Trilu", 14, convert_trilu);
   t.add("OneHot", 9, convert_one_hot);
   t.add("CumSum", 11, convert_cumsum);
+  t.add("Det", 11, convert_det);
   t.add("Compress", 9, convert_compress);
   t.add("NonZero", 9, convert_non_zero);
   t.add("Shape", 1, convert_shape);
