@@ -186,6 +186,11 @@ SY_ATTRS(MaxRoiPoolAttrs)
     v.visit("spatial_scale", spatial_scale);
   }
 };
+// A region of RoiAlign may take at most this many samples (bins x samples per bin; beyond, an error:
+// a coordinate of 1e30 would sample for ever), and MaxRoiPool's rounded corners lie at most this
+// far from the origin (else an error), in every implementation.
+inline constexpr double kRoiMaxSamples = 1 << 26;
+inline constexpr double kRoiMaxCoordinate = 1e15;
 // Resize of the two innermost axes of an NCHW tensor to a static size.
 SY_ATTRS(Resize2dAttrs)
   std::vector<int64_t> size;                           // output [H, W]

@@ -1,11 +1,13 @@
-// C functions that generated code calls for the ops that are sequential or data-dependent writes
-// (cumsum, scatter_elements, scatter_nd, topk, prod, roi_align, max_roi_pool, det): extern stages, registered in the extern table
-// that the native module is given when it is loaded. Semantics are the reference kernels'
-// (backends/reference/kernels_reduce.cpp, kernels_scatter.cpp). Every function takes its buffers
+// C functions that generated code calls for the ops that are sequential, data-dependent writes or
+// data-dependent loops (cumsum, scatter_elements, scatter_nd, topk, prod, roi_align, max_roi_pool,
+// det): extern stages, registered in the extern table that the native module is given when it is
+// loaded. Semantics are the reference kernels' (backends/reference/kernels_reduce.cpp,
+// kernels_scatter.cpp, kernels_image.cpp). Every function takes its buffers
 // first (inputs, then the output), then int64 scalars; dtypes are passed as DType codes.
 #include "topi/extern_kernels.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cfloat>
 #include <cmath>
 #include <cstring>
@@ -14,6 +16,7 @@
 #include <vector>
 
 #include "codegen/c/c_generator.h"
+#include "ops/attrs.h"
 #include "support/dtype.h"
 #include "support/wrap_arith.h"
 #include "topi/topi.h"
@@ -218,6 +221,7 @@ int32_t sy_topi_roi_align(const void* x, const void* rois, const void* batch_ind
   double scale;
   std::memcpy(&scale, &spatial_scale_bits, sizeof scale);
   const double offset = half_pixel ? 0.5 : 0.0;
+  std::atomic<bool> too_large{false};
   auto run = [&](auto tag) {
     using T = decltype(tag);
     const T* src = static_cast<const T*>(x);
@@ -234,9 +238,15 @@ int32_t sy_topi_roi_align(const void* x, const void* rois, const void* batch_ind
       double rh = static_cast<double>(box[r * 4 + 3]) * scale - offset - by;
       if (!half_pixel) rw = std::max(rw, 1.0), rh = std::max(rh, 1.0);
       const double bin_h = rh / static_cast<double>(PH), bin_w = rw / static_cast<double>(PW);
-      // A reversed region (x2 < x1, aligned) has no samples: its bins are 0.
-      const int64_t gh = sampling_ratio > 0 ? sampling_ratio : std::max<int64_t>(0, static_cast<int64_t>(std::ceil(rh / static_cast<double>(PH))));
-      const int64_t gw = sampling_ratio > 0 ? sampling_ratio : std::max<int64_t>(0, static_cast<int64_t>(std::ceil(rw / static_cast<double>(PW))));
+      // A reversed region (x2 < x1, aligned) or one of NaN coordinates has no samples: its bins are 0.
+      double grid_h = sampling_ratio > 0 ? static_cast<double>(sampling_ratio) : std::ceil(rh / static_cast<double>(PH));
+      double grid_w = sampling_ratio > 0 ? static_cast<double>(sampling_ratio) : std::ceil(rw / static_cast<double>(PW));
+      if (!(grid_h > 0) || !(grid_w > 0)) grid_h = grid_w = 0;
+      if (grid_h * grid_w * static_cast<double>(PH * PW) > sy::ops::kRoiMaxSamples) {
+        too_large = true;
+        continue;
+      }
+      const int64_t gh = static_cast<int64_t>(grid_h), gw = static_cast<int64_t>(grid_w);
       const double count = static_cast<double>(std::max<int64_t>(gh * gw, 1));
       std::vector<Tap> taps;
       taps.reserve(static_cast<size_t>(std::max<int64_t>(PH * PW * gh * gw, 0)));
@@ -281,7 +291,7 @@ int32_t sy_topi_roi_align(const void* x, const void* rois, const void* batch_ind
   };
   if (static_cast<DType>(dtype) == DType::f64) run(double{});
   else run(float{});
-  return sy::codegen::kKernelOk;
+  return too_large ? sy::codegen::kFaultCoordinates : sy::codegen::kKernelOk;
 }
 
 // MaxRoiPool (the reference's image.max_roi_pool): each region's bins (whole pixels) found once,
@@ -295,11 +305,14 @@ int32_t sy_topi_max_roi_pool(const void* x, const void* rois, void* out, int64_t
     const T* src = static_cast<const T*>(x);
     const T* box = static_cast<const T*>(rois);
     T* dst = static_cast<T*>(out);
+    const T scale = static_cast<T>(scale_d);
     for (int64_t r = 0; r < R; ++r) {
       const double bi = static_cast<double>(box[r * 5]);
       if (!(bi >= 0 && bi < static_cast<double>(N))) return sy::codegen::kFaultIndexOutOfRange;
+      for (int k = 1; k < 5; ++k)
+        if (!(std::fabs(static_cast<double>(std::round(box[r * 5 + k] * scale))) <= sy::ops::kRoiMaxCoordinate))
+          return sy::codegen::kFaultCoordinates;
     }
-    const T scale = static_cast<T>(scale_d);
 #pragma omp parallel for schedule(dynamic)
     for (int64_t r = 0; r < R; ++r) {
       const T* b = box + r * 5;

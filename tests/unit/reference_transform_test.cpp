@@ -1,4 +1,6 @@
 // Reference kernels: layout transforms, slicing, padding, gathers, scatters and resizing.
+#include <limits>
+
 #include "ops/op.h"
 #include "reference_test_util.h"
 
@@ -212,3 +214,26 @@ TEST(ReferenceImage, ResizeMatchesOnnxReference) {
   a.coordinate_transformation_mode = "tf_crop_and_resize";
   EXPECT_THROW(run(OpCode::Resize2d, {x22}, {1, 1, 3, 3}, DType::f32, a), Error);
 }
+
+// Regions whose coordinates come from the data: NaN corners sample nothing (RoiAlign gives 0);
+// corners so far out that sampling would not end, or not finite for MaxRoiPool, are an error
+// naming the region, not a hang or an undefined conversion.
+TEST(ReferenceImage, RegionsOfNonFiniteOrHugeCoordinates) {
+  const Tensor x = f32({1, 1, 4, 4}, std::vector<float>(16, 1.0f));
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  ops::RoiAlignAttrs ra;
+  ra.output_height = ra.output_width = 2;
+  for (int64_t ratio : {0, 2}) {
+    ra.sampling_ratio = ratio;
+    Tensor y = run(OpCode::RoiAlign, {x, f32({1, 4}, {nan, 0, 2, 2}), i64({1}, {0})}, {1, 1, 2, 2}, DType::f32, ra);
+    for (int i = 0; i < 4; ++i) EXPECT_EQ(y.data<float>()[i], 0.0f) << "ratio " << ratio;
+  }
+  ra.sampling_ratio = 0;
+  EXPECT_THROW(run(OpCode::RoiAlign, {x, f32({1, 4}, {0, 0, 1e30f, 1e30f}), i64({1}, {0})}, {1, 1, 2, 2}, DType::f32, ra),
+               Error);
+  ops::MaxRoiPoolAttrs mp;
+  mp.pooled_shape = {2, 2};
+  for (float bad : {nan, std::numeric_limits<float>::infinity(), 1e30f})
+    EXPECT_THROW(run(OpCode::MaxRoiPool, {x, f32({1, 5}, {0, 0, 0, bad, 3})}, {1, 1, 2, 2}, DType::f32, mp), Error);
+}
+

@@ -2,6 +2,8 @@
 // run as generated C and compared with the reference kernels.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "native_op_test_util.h"
 #include "ops/attrs.h"
 #include "ops/op.h"
@@ -214,6 +216,13 @@ TEST(TopiTransform, RoiAlignExternStage) {
   const std::vector<Tensor> bad = {random(DType::f32, {2, 3, 7, 8}, -2, 2, seed++), random(DType::f32, {1, 4}, 0, 5, seed++),
                                    values(DType::i64, {1}, {2})};
   EXPECT_THROW(run_native_op(OpCode::RoiAlign, attrs(a), bad), Error);
+  // NaN corners sample nothing; corners of 1e30 would sample for ever: an error.
+  const std::vector<Tensor> nan_box = {random(DType::f32, {1, 2, 5, 5}, -2, 2, seed++),
+                                       values(DType::f32, {1, 4}, {std::nan(""), 0, 2, 2}), values(DType::i64, {1}, {0})};
+  const Tensor zeros = run_native_op(OpCode::RoiAlign, attrs(a), nan_box)[0];
+  for (int64_t i = 0; i < zeros.numel(); ++i) EXPECT_EQ(zeros.data<float>()[i], 0.0f);
+  EXPECT_THROW(run_native_op(OpCode::RoiAlign, attrs(a), {nan_box[0], values(DType::f32, {1, 4}, {0, 0, 1e30, 1e30}), nan_box[2]}),
+               Error);
 }
 
 // det's extern stage against the reference: batches of matrices of sizes 1 to 7, one needing a row
@@ -248,4 +257,8 @@ TEST(TopiTransform, MaxRoiPoolExternStage) {
   EXPECT_THROW(run_native_op(OpCode::MaxRoiPool, attrs(a), {random(DType::f32, {2, 3, 7, 8}, -2, 2, seed++),
                                                            values(DType::f32, {1, 5}, {2, 0, 0, 3, 3})}),
                Error);
+  for (double bad : {std::nan(""), 1e30})  // corners not finite or too large: an error
+    EXPECT_THROW(run_native_op(OpCode::MaxRoiPool, attrs(a), {random(DType::f32, {2, 3, 7, 8}, -2, 2, seed++),
+                                                             values(DType::f32, {1, 5}, {0, 0, 0, bad, 3})}),
+                 Error);
 }

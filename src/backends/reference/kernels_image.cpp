@@ -331,8 +331,15 @@ Tensor roi_align(const ops::RoiAlignAttrs& a, const Tensor& x, const Tensor& roi
         double rw = x2 - x1, rh = y2 - y1;
         if (!a.half_pixel) rw = std::max(rw, 1.0), rh = std::max(rh, 1.0);
         const double bh = rh / static_cast<double>(PH), bw = rw / static_cast<double>(PW);
-        const int64_t gh = a.sampling_ratio > 0 ? a.sampling_ratio : static_cast<int64_t>(std::ceil(rh / static_cast<double>(PH)));
-        const int64_t gw = a.sampling_ratio > 0 ? a.sampling_ratio : static_cast<int64_t>(std::ceil(rw / static_cast<double>(PW)));
+        // Adaptive: ceil(size / bins) samples a side; none for a reversed region or NaN corners.
+        double grid_h = a.sampling_ratio > 0 ? static_cast<double>(a.sampling_ratio) : std::ceil(rh / static_cast<double>(PH));
+        double grid_w = a.sampling_ratio > 0 ? static_cast<double>(a.sampling_ratio) : std::ceil(rw / static_cast<double>(PW));
+        if (!(grid_h > 0) || !(grid_w > 0)) grid_h = grid_w = 0;
+        if (grid_h * grid_w * static_cast<double>(PH * PW) > ops::kRoiMaxSamples)
+          throw Error("image.roi_align: roi " + std::to_string(r) + " would take " +
+                      std::to_string(grid_h * grid_w * static_cast<double>(PH * PW)) + " samples (at most " +
+                      std::to_string(static_cast<int64_t>(ops::kRoiMaxSamples)) + ")");
+        const int64_t gh = static_cast<int64_t>(grid_h), gw = static_cast<int64_t>(grid_w);
         const double count = static_cast<double>(std::max<int64_t>(gh * gw, 1));
         for (int64_t ch = 0; ch < C; ++ch) {
           const T* plane = plane0 + ch * H * W;
@@ -345,7 +352,8 @@ Tensor roi_align(const ops::RoiAlignAttrs& a, const Tensor& x, const Tensor& roi
                   double yy = y1 + static_cast<double>(ph) * bh + (static_cast<double>(iy) + 0.5) * bh / static_cast<double>(gh);
                   double xx = x1 + static_cast<double>(pw) * bw + (static_cast<double>(ix) + 0.5) * bw / static_cast<double>(gw);
                   double taps[4] = {0, 0, 0, 0};  // weighted values of the four neighbours
-                  if (!(yy < -1.0 || yy > static_cast<double>(H) || xx < -1.0 || xx > static_cast<double>(W))) {
+                  // (NaN coordinates are outside too.)
+                  if (yy >= -1.0 && yy <= static_cast<double>(H) && xx >= -1.0 && xx <= static_cast<double>(W)) {
                     yy = std::max(yy, 0.0);
                     xx = std::max(xx, 0.0);
                     int64_t ylo = static_cast<int64_t>(yy), xlo = static_cast<int64_t>(xx), yhi, xhi;
@@ -400,6 +408,10 @@ Tensor max_roi_pool(const ops::MaxRoiPoolAttrs& a, const Tensor& x, const Tensor
           throw Error("image.max_roi_pool: batch index " + std::to_string(bi) + " of roi " + std::to_string(r) +
                       " is out of range for a batch of " + std::to_string(N));
         const int64_t n = static_cast<int64_t>(bi);
+        for (int k = 1; k < 5; ++k)
+          if (!(std::fabs(static_cast<double>(std::round(b[k] * scale))) <= ops::kRoiMaxCoordinate))
+            throw Error("image.max_roi_pool: roi " + std::to_string(r) + " has the coordinate " +
+                        std::to_string(static_cast<double>(b[k])) + " (not finite, or too large)");
         const int64_t x1 = static_cast<int64_t>(std::round(b[1] * scale)), y1 = static_cast<int64_t>(std::round(b[2] * scale));
         const int64_t x2 = static_cast<int64_t>(std::round(b[3] * scale)), y2 = static_cast<int64_t>(std::round(b[4] * scale));
         const T bin_h = static_cast<T>(std::max<int64_t>(y2 - y1 + 1, 1)) / static_cast<T>(PH);

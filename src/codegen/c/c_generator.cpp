@@ -38,6 +38,7 @@ std::string kernel_fault_message(int32_t code) {
     case kFaultIntDivZero: return "integer division or modulo by zero";
     case kFaultIndexOutOfRange: return "an index read from the data is out of range";
     case kFaultExtern: return "an extern library call failed";
+    case kFaultCoordinates: return "a region's coordinates read from the data are not finite or too large";
   }
   return "failed (code " + std::to_string(code) + ")";
 }

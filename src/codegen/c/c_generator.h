@@ -51,7 +51,13 @@ std::string stateful_site_line(const tir::Stmt& s, const std::vector<tir::Buffer
 
 // What a generated kernel returns: 0, or the fault its run raised instead of trapping or reading
 // outside a buffer (the preamble's sy_fault, named SY_FAULT_* in the C source).
-enum KernelFault : int32_t { kKernelOk = 0, kFaultIntDivZero = 1, kFaultIndexOutOfRange = 2, kFaultExtern = 3 };
+enum KernelFault : int32_t {
+  kKernelOk = 0,
+  kFaultIntDivZero = 1,
+  kFaultIndexOutOfRange = 2,
+  kFaultExtern = 3,
+  kFaultCoordinates = 4,  // region coordinates from the data: not finite, or too much work to sample
+};
 // "integer division or modulo by zero", ... ("failed (code N)" for an unknown code).
 std::string kernel_fault_message(int32_t code);
 
