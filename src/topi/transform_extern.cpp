@@ -112,12 +112,11 @@ Computes max_roi_pool(const ir::CallNode& call, const Computes& in) {
 }
 
 // det: Gaussian elimination, whose pivots depend on the data.
-Computes det(const ir::CallNode& call, const Computes& in) {
+Computes det(const ir::CallNode&, const Computes& in) {
   const te::Tensor x = in.at(0);
   if (x.dtype() != DType::f32 && x.dtype() != DType::f64) throw Error("det: needs float data");
   const Shape& s = x.shape();
   const Shape out(s.begin(), s.end() - 2);
-  (void)call;
   return {te::extern_op("det", out, x.dtype(), {x}, "sy_topi_det",
                         {code(x.dtype()), int_imm(shape_numel(out)), int_imm(s.back())})};
 }
