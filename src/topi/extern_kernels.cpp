@@ -28,6 +28,13 @@ using sy::DType;
 using sy::wrap_add;
 using sy::wrap_mul;
 
+// A double passed as its bits (see bits_of in transform_extern.cpp).
+double from_bits(int64_t bits) {
+  double v;
+  std::memcpy(&v, &bits, sizeof v);
+  return v;
+}
+
 template <typename T>
 bool is_nan(T v) {
   if constexpr (std::is_floating_point_v<T>) return std::isnan(v);
@@ -218,8 +225,7 @@ int32_t sy_topi_roi_align(const void* x, const void* rois, const void* batch_ind
     const int64_t b = index_at(batch_indices, index_dtype, r);
     if (b < 0 || b >= N) return sy::codegen::kFaultIndexOutOfRange;
   }
-  double scale;
-  std::memcpy(&scale, &spatial_scale_bits, sizeof scale);
+  const double scale = from_bits(spatial_scale_bits);
   const double offset = half_pixel ? 0.5 : 0.0;
   std::atomic<bool> too_large{false};
   auto run = [&](auto tag) {
@@ -271,8 +277,9 @@ int32_t sy_topi_roi_align(const void* x, const void* rois, const void* batch_ind
               taps.push_back(t);
             }
       const int64_t per_bin = gh * gw;
+      const T* image = src + index_at(batch_indices, index_dtype, r) * C * H * W;
       for (int64_t ch = 0; ch < C; ++ch) {
-        const T* plane = src + (index_at(batch_indices, index_dtype, r) * C + ch) * H * W;
+        const T* plane = image + ch * H * W;
         T* o = dst + (r * C + ch) * PH * PW;
         for (int64_t bin = 0; bin < PH * PW; ++bin) {
           double acc = 0.0;
@@ -298,8 +305,7 @@ int32_t sy_topi_roi_align(const void* x, const void* rois, const void* batch_ind
 // the max taken per channel; regions in parallel.
 int32_t sy_topi_max_roi_pool(const void* x, const void* rois, void* out, int64_t dtype, int64_t N, int64_t C, int64_t H,
                              int64_t W, int64_t R, int64_t PH, int64_t PW, int64_t spatial_scale_bits) {
-  double scale_d;
-  std::memcpy(&scale_d, &spatial_scale_bits, sizeof scale_d);
+  const double scale_d = from_bits(spatial_scale_bits);
   auto run = [&](auto tag) -> int32_t {
     using T = decltype(tag);
     const T* src = static_cast<const T*>(x);

@@ -28,6 +28,13 @@ int64_t dims_product(const Shape& s, size_t begin, size_t end) {
 
 Expr code(DType t) { return int_imm(static_cast<int64_t>(t)); }
 
+// A double passed to an extern function as its bits (the functions take int64 scalars).
+Expr bits_of(double v) {
+  int64_t b;
+  std::memcpy(&b, &v, sizeof b);
+  return int_imm(b);
+}
+
 int64_t reduction_code(const std::string& r, const std::string& op) {
   if (r == "none") return kScatterNone;
   if (r == "add") return kScatterAdd;
@@ -86,29 +93,25 @@ Computes roi_align(const ir::CallNode& call, const Computes& in) {
   const te::Tensor x = in.at(0), rois = in.at(1), idx = in.at(2);
   const auto& a = call.attrs_as<ops::RoiAlignAttrs>();
   if (x.dtype() != DType::f32 && x.dtype() != DType::f64) throw Error("image.roi_align: needs float data");
-  int64_t scale_bits;
-  std::memcpy(&scale_bits, &a.spatial_scale, sizeof scale_bits);
   const Shape& s = x.shape();
   const int64_t R = rois.shape()[0];
   return {te::extern_op("roi_align", {R, s[1], a.output_height, a.output_width}, x.dtype(), {x, rois, idx},
                         "sy_topi_roi_align",
                         {code(x.dtype()), code(idx.dtype()), int_imm(s[0]), int_imm(s[1]), int_imm(s[2]), int_imm(s[3]),
                          int_imm(R), int_imm(a.output_height), int_imm(a.output_width), int_imm(a.sampling_ratio),
-                         int_imm(scale_bits), int_imm(a.mode == "max"), int_imm(a.half_pixel)})};
+                         bits_of(a.spatial_scale), int_imm(a.mode == "max"), int_imm(a.half_pixel)})};
 }
 
 Computes max_roi_pool(const ir::CallNode& call, const Computes& in) {
   const te::Tensor x = in.at(0), rois = in.at(1);
   const auto& a = call.attrs_as<ops::MaxRoiPoolAttrs>();
   if (x.dtype() != DType::f32 && x.dtype() != DType::f64) throw Error("image.max_roi_pool: needs float data");
-  int64_t scale_bits;
-  std::memcpy(&scale_bits, &a.spatial_scale, sizeof scale_bits);
   const Shape& s = x.shape();
   const int64_t R = rois.shape()[0];
   return {te::extern_op("max_roi_pool", {R, s[1], a.pooled_shape[0], a.pooled_shape[1]}, x.dtype(), {x, rois},
                         "sy_topi_max_roi_pool",
                         {code(x.dtype()), int_imm(s[0]), int_imm(s[1]), int_imm(s[2]), int_imm(s[3]), int_imm(R),
-                         int_imm(a.pooled_shape[0]), int_imm(a.pooled_shape[1]), int_imm(scale_bits)})};
+                         int_imm(a.pooled_shape[0]), int_imm(a.pooled_shape[1]), bits_of(a.spatial_scale)})};
 }
 
 // det: Gaussian elimination, whose pivots depend on the data.

@@ -408,18 +408,21 @@ Tensor max_roi_pool(const ops::MaxRoiPoolAttrs& a, const Tensor& x, const Tensor
           throw Error("image.max_roi_pool: batch index " + std::to_string(bi) + " of roi " + std::to_string(r) +
                       " is out of range for a batch of " + std::to_string(N));
         const int64_t n = static_cast<int64_t>(bi);
-        for (int k = 1; k < 5; ++k)
-          if (!(std::fabs(static_cast<double>(std::round(b[k] * scale))) <= ops::kRoiMaxCoordinate))
+        int64_t corner[4];  // x1, y1, x2, y2 in whole pixels of the scaled image
+        for (int k = 0; k < 4; ++k) {
+          const T v = std::round(b[k + 1] * scale);
+          if (!(std::fabs(static_cast<double>(v)) <= ops::kRoiMaxCoordinate))
             throw Error("image.max_roi_pool: roi " + std::to_string(r) + " has the coordinate " +
-                        std::to_string(static_cast<double>(b[k])) + " (not finite, or too large)");
-        const int64_t x1 = static_cast<int64_t>(std::round(b[1] * scale)), y1 = static_cast<int64_t>(std::round(b[2] * scale));
-        const int64_t x2 = static_cast<int64_t>(std::round(b[3] * scale)), y2 = static_cast<int64_t>(std::round(b[4] * scale));
+                        std::to_string(static_cast<double>(b[k + 1])) + " (not finite, or too large)");
+          corner[k] = static_cast<int64_t>(v);
+        }
+        const int64_t x1 = corner[0], y1 = corner[1], x2 = corner[2], y2 = corner[3];
         const T bin_h = static_cast<T>(std::max<int64_t>(y2 - y1 + 1, 1)) / static_cast<T>(PH);
         const T bin_w = static_cast<T>(std::max<int64_t>(x2 - x1 + 1, 1)) / static_cast<T>(PW);
+        auto clip = [](int64_t v, int64_t hi) { return std::min(std::max<int64_t>(v, 0), hi); };
         for (int64_t c = 0; c < C; ++c)
           for (int64_t ph = 0; ph < PH; ++ph)
             for (int64_t pw = 0; pw < PW; ++pw) {
-              auto clip = [](int64_t v, int64_t hi) { return std::min(std::max<int64_t>(v, 0), hi); };
               const int64_t h0 = clip(static_cast<int64_t>(std::floor(static_cast<T>(ph) * bin_h)) + y1, H);
               const int64_t h1 = clip(static_cast<int64_t>(std::ceil(static_cast<T>(ph + 1) * bin_h)) + y1, H);
               const int64_t w0 = clip(static_cast<int64_t>(std::floor(static_cast<T>(pw) * bin_w)) + x1, W);

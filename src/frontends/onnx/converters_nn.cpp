@@ -331,15 +331,11 @@ Outs convert_max_unpool(NodeContext& c) {
     for (size_t i = 2; fits && i < xs.size(); ++i) fits = given_shape[i] >= out[i];
     if (!fits) c.fail("output_shape " + join(given_shape) + " is smaller than the unpooled " + shape_str(out) + " or has other N, C");
   }
-  int64_t total = 1;
-  for (int64_t d : out) {
+  for (int64_t d : out)
     if (d <= 0) c.fail("output shape " + shape_str(out) + " is empty");
-    total *= d;
-  }
-  int64_t count = 1;
-  for (int64_t d : xs) count *= d;
+  const int64_t count = shape_numel(xs);
   ops::ShapeAttrs zeros_shape;
-  zeros_shape.shape = {total};
+  zeros_shape.shape = {shape_numel(out)};
   ir::Expr zeros = c.op(OpCode::BroadcastTo, {c.scalar(ir::dtype_of(x), 0)}, zeros_shape);
   ops::ScatterAttrs a;
   ir::Expr flat = c.op(OpCode::ScatterElements, {zeros, c.reshape(c.cast(idx, DType::i64), {count}), c.reshape(x, {count})}, a);
