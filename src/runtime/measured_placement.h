@@ -5,8 +5,9 @@
 // For each maximal region of the rules' placement:
 //  1. The region is compiled alone by its backend and, with its composites flattened, by the
 //     native path (with tuning records if the caller's native options carry them); both run on
-//     seeded random inputs of the region's real types, alternately, and the medians are
-//     compared. The backend's time includes its boundary work (reorders from plain layouts into
+//     seeded random inputs of the region's real types, alternately in turns of a few runs (each
+//     turn's first untimed: as deployed, a run follows a run of the same model), and the medians
+//     are compared. The backend's time includes its boundary work (reorders from plain layouts into
 //     its own and back, copies in and out of its buffers). A backend whose outputs differ from
 //     the reference executor's is disqualified.
 //  2. Each other backend that takes part of the region is asked for it alone (the region
@@ -37,7 +38,7 @@ namespace sy::runtime {
 struct PlacementOptions {
   native::CompileOptions native;  // target, records (chooser), progress of the native builds
   int threads = 0;                // the thread count the model will run with (0: all cores)
-  int warmup = 2, repeat = 15;    // untimed and timed runs of each candidate
+  int warmup = 2, repeat = 15;    // untimed and timed runs of each candidate (time_alternately)
   double tolerance = 1e-3;        // max |got - reference| / max |reference| of a correct candidate
   bool split = true;              // search splits of regions (else: each region whole or native)
   bool others = true;             // also time the other backends on each region

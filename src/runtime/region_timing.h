@@ -24,7 +24,8 @@ double relative_error(const std::vector<Tensor>& got, const std::vector<Tensor>&
 // path and the reference executor run.
 ir::Module region_module(const std::string& symbol, const ir::Expr& fn);
 
-// Medians of runs timed alternately, so that a change of the machine's speed affects all alike.
+// Medians of runs timed alternately (in turns of a few runs each), so that a change of the
+// machine's speed affects all alike.
 // A run whose cost is injected (tests) is not timed. Throws what a run throws.
 std::vector<double> time_alternately(const std::vector<std::function<void()>>& runs,
                                      const std::vector<std::optional<double>>& injected, const PlacementOptions& opts);

@@ -21,6 +21,7 @@
 #include "partition/pipeline.h"
 #include "runtime/compiled_model.h"
 #include "runtime/measured_placement.h"
+#include "runtime/region_timing.h"
 #include "partition_test_backends.h"
 #include "support/random_tensor.h"
 #include "target/host.h"
@@ -475,6 +476,32 @@ TEST(MeasuredPlacement, TheEndToEndCheckDisqualifiesAWrongSingleChoice) {
     if (c.name == "wrongmul") disqualified = c.failure.find("results differ from the reference") != std::string::npos;
   EXPECT_TRUE(disqualified) << runtime::end_to_end_line(w);
   for (const auto& [b, fns] : partition::extern_functions(r.module)) EXPECT_EQ(b, "muls");
+}
+
+// Candidates are timed as a deployed model runs, each run after a run of the same candidate: here
+// `a` is fast only after itself (its data still in the caches) and `b` is as fast either way. One
+// run each in turn timed every run of `a` cold, and `b` won; in turns, `a` wins by its real cost.
+TEST(MeasuredPlacement, CandidatesAreTimedAsTheyRunBackToBack) {
+  char last = 0;
+  std::string order;
+  auto run = [&](char who, int warm_us, int cold_us) {
+    return [&, who, warm_us, cold_us] {
+      ::usleep(static_cast<useconds_t>(last == who ? warm_us : cold_us));
+      last = who;
+      order += who;
+    };
+  };
+  runtime::PlacementOptions po;
+  po.warmup = 1;
+  po.repeat = 9;
+  std::vector<double> ms = runtime::time_alternately({run('a', 1000, 6000), run('b', 3000, 3000)}, {std::nullopt, std::nullopt}, po);
+  ASSERT_EQ(ms.size(), 2u);
+  EXPECT_LT(ms[0], 2.5) << order;
+  EXPECT_GT(ms[1], 2.5) << order;
+  EXPECT_LT(ms[0], ms[1]) << order;
+  // Turns alternate (a machine slowing down meets both): a, then b, then a again, in blocks.
+  EXPECT_EQ(order.substr(0, 2), "ab");
+  EXPECT_NE(order.find("aaaabbbbaaaa"), std::string::npos) << order;
 }
 
 }  // namespace
