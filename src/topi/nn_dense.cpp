@@ -133,7 +133,8 @@ void schedule_gemm(GroupSchedule& g, const char* reduction_name, const char* pac
   const int64_t L = g.vector_lanes;
   const bool wide = g.vector_registers >= 32;
   const bool two_divide = N % (2 * L) == 0 && N % (3 * L) != 0 && N <= 8 * L;
-  const int64_t tm = std::min(M, knobs.define("tile_m", wide ? std::vector<int64_t>{8, 6, 4, 2, 1} : std::vector<int64_t>{6, 4, 8, 2, 1}));
+  const int64_t tm =
+      std::min(M, knobs.define("tile_m", wide ? std::vector<int64_t>{8, 6, 4, 2, 1} : std::vector<int64_t>{6, 4, 8, 2, 1}));
   int64_t tn = knobs.define("tile_n", wide && !two_divide ? std::vector<int64_t>{3 * L, 2 * L, L, 4 * L}
                                                           : std::vector<int64_t>{2 * L, L, 4 * L, 3 * L});
   if (tn % L != 0) throw Error("gemm schedule: tile_n must be a multiple of " + std::to_string(L));
