@@ -1,5 +1,6 @@
 #include "ir/attrs.h"
 
+#include <bit>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -61,9 +62,7 @@ class Collector : public AttrVisitor {
   void visit(const char* n, int64_t& v) override { add(n, std::to_string(v)); }
   void visit(const char* n, double& v) override {
     // Bitwise, so that -0.0 != 0.0 and NaN == NaN for structural purposes.
-    uint64_t bits;
-    std::memcpy(&bits, &v, sizeof bits);
-    add(n, std::to_string(bits));
+    add(n, std::to_string(std::bit_cast<uint64_t>(v)));
   }
   void visit(const char* n, bool& v) override { add(n, v ? "1" : "0"); }
   void visit(const char* n, std::string& v) override { add(n, v); }

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cfloat>
 #include <cmath>
 #include <cstring>
@@ -29,11 +30,7 @@ using sy::wrap_add;
 using sy::wrap_mul;
 
 // A double passed as its bits (see bits_of in transform_extern.cpp).
-double from_bits(int64_t bits) {
-  double v;
-  std::memcpy(&v, &bits, sizeof v);
-  return v;
-}
+double from_bits(int64_t bits) { return std::bit_cast<double>(bits); }
 
 template <typename T>
 bool is_nan(T v) {

@@ -1,7 +1,7 @@
 // cumsum, scatter_elements, scatter_nd, roi_align, max_roi_pool and det: one extern stage each, calling the C functions of
 // extern_kernels.cpp (a sequential scan / data-dependent writes in the order the reference
 // applies them, so duplicate indices behave the same).
-#include <cstring>
+#include <bit>
 
 #include "ops/attrs.h"
 #include "ops/op.h"
@@ -29,11 +29,7 @@ int64_t dims_product(const Shape& s, size_t begin, size_t end) {
 Expr code(DType t) { return int_imm(static_cast<int64_t>(t)); }
 
 // A double passed to an extern function as its bits (the functions take int64 scalars).
-Expr bits_of(double v) {
-  int64_t b;
-  std::memcpy(&b, &v, sizeof b);
-  return int_imm(b);
-}
+Expr bits_of(double v) { return int_imm(std::bit_cast<int64_t>(v)); }
 
 int64_t reduction_code(const std::string& r, const std::string& op) {
   if (r == "none") return kScatterNone;

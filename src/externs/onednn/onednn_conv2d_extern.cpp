@@ -6,6 +6,7 @@
 // convolution is enough faster (the tuner measures both). Between two calls of conv2d.onednn_blocked
 // the value stays in oneDNN's channel-blocked layout (native/kept_layouts.h): neither reorders.
 #include <algorithm>
+#include <bit>
 #include <cfloat>
 #include <cmath>
 #include <cstring>
@@ -53,15 +54,10 @@ struct Post {
 // Infinite bounds stay infinite (ONNX Clip with one bound); finite ones beyond float saturate.
 int64_t float_bits(double v) {
   const float f = std::isinf(v) ? static_cast<float>(v) : v > FLT_MAX ? FLT_MAX : v < -FLT_MAX ? -FLT_MAX : static_cast<float>(v);
-  int32_t bits = 0;
-  std::memcpy(&bits, &f, sizeof bits);
-  return bits;
+  return std::bit_cast<int32_t>(f);
 }
 float bits_float(int64_t v) {
-  const int32_t bits = static_cast<int32_t>(v);
-  float f = 0;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
+  return std::bit_cast<float>(static_cast<int32_t>(v));
 }
 
 // A convolution's weight [O, C/G, KH, KW] as oneDNN describes it: grouped convolutions
