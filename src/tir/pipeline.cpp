@@ -6,6 +6,7 @@
 #include "tir/hoist_guards.h"
 #include "tir/loop_partition.h"
 #include "tir/printer.h"
+#include "tir/promote_accumulators.h"
 #include "tir/remove_no_op.h"
 #include "tir/simplify.h"
 #include "tir/vectorize.h"
@@ -40,6 +41,8 @@ PrimFunc run_default_passes(PrimFunc f, const PassOptions& opts) {
   dump("remove_no_op");
   f = hoist_guards(std::move(f));
   dump("hoist_guards");
+  f = promote_accumulators(std::move(f));
+  dump("promote_accumulators");
   f = simplify(std::move(f));
   dump("simplify");
   check_valid(f);

@@ -1,11 +1,12 @@
 // Loop-IR passes one at a time: arithmetic, simplify, loop partition, remove no-op, guard
-// hoisting, vectorize legalization, unrolling, and the verifier.
+// hoisting, vectorize legalization, unrolling, accumulator promotion, and the verifier.
 #include <gtest/gtest.h>
 
 #include "tir/arith.h"
 #include "tir/hoist_guards.h"
 #include "tir/loop_partition.h"
 #include "tir/printer.h"
+#include "tir/promote_accumulators.h"
 #include "tir/remove_no_op.h"
 #include "tir/simplify.h"
 #include "tir/vectorize.h"
@@ -310,4 +311,42 @@ TEST(TirVerifier, ReportsScopeAndLoopErrors) {
   EXPECT_NE(all.find("parallel loop j is nested in a parallel loop"), std::string::npos) << all;
   EXPECT_NE(all.find("variable n is used outside its scope"), std::string::npos) << all;
   EXPECT_THROW(check_valid(bad), InternalError);
+}
+
+TEST(TirPromoteAccumulators, WindowsAtAnOuterLoopsOffsetLeaveTheReduction) {
+  Expr i = var("i"), r = var("r"), m = var("m"), m2 = var("m");
+  Buffer acc = buffer("acc", DType::f32, {4, 2, 16}), x = buffer("X", DType::f32, {128}), y = buffer("Y", DType::f32, {4, 32});
+  // Tile i of a group's buffer, two vector windows, accumulated over r; then read out.
+  auto update = [&](const Expr& lane, int64_t w, const Expr& at) {
+    return for_loop(lane, int_imm(0), int_imm(16), ForKind::Vectorized,
+                    store(acc, {at, int_imm(w), lane}, load(acc, {at, int_imm(w), lane}) + load(x, {r * 16 + lane})));
+  };
+  auto nest = [&](const Stmt& reduction) {
+    Expr j = var("j");
+    Stmt out = for_loop(j, int_imm(0), int_imm(32), ForKind::Serial, store(y, {i, j}, load(acc, {i, j / 16, j % 16})));
+    return allocate(acc, for_loop(i, int_imm(0), int_imm(4), ForKind::Serial, seq({reduction, out})));
+  };
+  Stmt s = nest(for_loop(r, int_imm(0), int_imm(8), ForKind::Serial, seq({update(m, 0, i), update(m2, 1, i)})));
+  const std::string text = print_stmt(promote_accumulators(s));
+  // Two window buffers, each read before the r loop and written after it; inside, only they.
+  EXPECT_EQ(count_of(text, "allocate acc_acc"), 2) << text;
+  const size_t loop = text.find("for r in"), end = text.find("] = acc_acc0[");
+  ASSERT_NE(loop, std::string::npos) << text;
+  ASSERT_NE(end, std::string::npos) << text;
+  EXPECT_EQ(text.substr(loop, end - loop).find("acc[i"), std::string::npos) << text;
+  EXPECT_LT(text.find("= acc[i, 0, m]"), loop) << text;
+
+  // Left alone: a tile at a constant offset (the C compiler keeps it in registers itself), an
+  // access under a guard, windows that overlap, a buffer only read.
+  Stmt constant = nest(for_loop(r, int_imm(0), int_imm(8), ForKind::Serial, seq({update(m, 0, int_imm(0)), update(m2, 1, int_imm(0))})));
+  EXPECT_EQ(print_stmt(promote_accumulators(constant)), print_stmt(constant));
+  Stmt guarded = nest(for_loop(r, int_imm(0), int_imm(8), ForKind::Serial, seq({update(m, 0, i), if_then_else(r < 4, update(m2, 1, i))})));
+  EXPECT_EQ(print_stmt(promote_accumulators(guarded)), print_stmt(guarded));
+  Stmt shifted = for_loop(m2, int_imm(0), int_imm(16), ForKind::Vectorized,
+                          store(acc, {i, int_imm(0), m2}, load(acc, {i, int_imm(0), m2}) + load(acc, {i, int_imm(0), m2 + 1})));
+  Stmt overlap = nest(for_loop(r, int_imm(0), int_imm(8), ForKind::Serial, seq({update(m, 0, i), shifted})));
+  EXPECT_EQ(print_stmt(promote_accumulators(overlap)), print_stmt(overlap));
+  Stmt read_only = nest(for_loop(r, int_imm(0), int_imm(8), ForKind::Serial,
+                                 for_loop(m, int_imm(0), int_imm(16), ForKind::Vectorized, store(x, {r * 16 + m}, load(acc, {i, int_imm(0), m})))));
+  EXPECT_EQ(print_stmt(promote_accumulators(read_only)), print_stmt(read_only));
 }
