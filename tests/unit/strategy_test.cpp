@@ -269,53 +269,58 @@ TEST(Strategy, FlatConvOnASpillingPlaneIsReadInChunks) {
   }
 }
 
-// The blocked conv in passes of input channels (k_block): by default where a tile's weights over
-// all the input channels exceed half of L1 on a 32-register target (3x3 from 128 channels, 1x1
-// with the channel tiles outside), never by default with 16 registers; forced, on both ISA
-// families, at every pass size the knob offers, with odd planes (tails of row and pixel tiles),
-// padding and stride, the residual epilogue, at 2 threads against the reference.
-TEST(Strategy, BlockedConvInPassesOfInputChannelsMatchesReference) {
+// The blocked and the NHWC convs in passes of input channels (k_block, k_block_nhwc): by default
+// where a tile's weights over all the input channels exceed half of L1 on a 32-register target
+// (KxK convs, 1x1 convs with the channel tiles outside; NHWC on planes of 16 tiles or more),
+// never by default with 16 registers;
+// forced, on both ISA families, at every pass size the knob offers, with odd planes (tails of
+// row and pixel tiles), padding and stride, the residual epilogue, at 2 threads against the
+// reference.
+TEST(Strategy, ConvsInPassesOfInputChannelsMatchReference) {
   struct Case {
     Shape xs, ws;
     ops::Conv2dAttrs a;
   };
-  for (const Case& c : std::vector<Case>{{{1, 512, 7, 7}, {256, 512, 1, 1}, conv(1, 0)},
+  for (const Case& c : std::vector<Case>{{{1, 512, 14, 14}, {256, 512, 1, 1}, conv(1, 0)},
                                          {{1, 128, 13, 11}, {64, 128, 3, 3}, conv(1, 1)},
-                                         {{1, 192, 15, 15}, {64, 192, 3, 3}, conv(2, 1)}}) {
+                                         {{1, 192, 31, 31}, {64, 192, 3, 3}, conv(2, 1)}}) {
     ir::Module m = conv_block(c.xs, c.ws, c.a);
     std::vector<Tensor> inputs{rnd(c.xs, 51), rnd(ir::shape_of(m.main().body), 52)};
     std::vector<Tensor> want = reference::run_module(m, inputs).value();
-    for (const char* t : {"cpu -isa=avx512 -l1d=48K -l2=2M -cores=2", "cpu -isa=avx2 -l1d=32K -l2=512K -cores=2"}) {
-      auto compile = [&](const std::string& knobs) {
-        native::CompileOptions o;
-        o.target = target::parse(t);
-        o.chooser = [&](const ir::FunctionNode&, const ir::CallNode& anchor, const target::Target&) {
-          std::optional<strategy::Choice> ch;
-          if (anchor.op == OpCode::Conv2d) ch = strategy::Choice{"conv2d.blocked", knobs, "forced by the test", true, {}, {}, ""};
-          return ch;
+    for (const char* t : {"cpu -isa=avx512 -l1d=48K -l2=2M -cores=2", "cpu -isa=avx2 -l1d=32K -l2=512K -cores=2"})
+      for (const auto& [name, knob] : std::vector<std::pair<std::string, std::string>>{{"conv2d.blocked", "k_block="},
+                                                                                      {"conv2d.nhwc", "k_block_nhwc="}}) {
+        const std::string impl = name, what = std::string(t) + " " + impl;
+        auto compile = [&](const std::string& knobs) {
+          native::CompileOptions o;
+          o.target = target::parse(t);
+          o.chooser = [&](const ir::FunctionNode&, const ir::CallNode& anchor, const target::Target&) {
+            std::optional<strategy::Choice> ch;
+            if (anchor.op == OpCode::Conv2d) ch = strategy::Choice{impl, knobs, "forced by the test", true, {}, {}, ""};
+            return ch;
+          };
+          return native::compile_native(m, o);
         };
-        return native::compile_native(m, o);
-      };
-      native::Compiled d = compile("");
-      ASSERT_EQ(d.choices.size(), 1u);
-      const std::string& k = d.choices[0].knobs;
-      const size_t at = k.find("k_block=");
-      ASSERT_NE(at, std::string::npos) << t << ": " << k;
-      const int64_t C = c.xs[1], by_default = std::stoll(k.substr(at + 8));
-      const bool avx2 = std::string(t).find("avx2") != std::string::npos;
-      EXPECT_EQ(by_default < C, !avx2) << t << ": " << k;
-      const bool runs_here = target::parse(t).missing_on(target::host()).empty();
-      int passes = 0;
-      for (int64_t kb = 8; kb <= C; kb += 8) {
-        if (C % kb != 0) continue;
-        native::Compiled nc = compile("k_block=" + std::to_string(kb));
-        // A value the knob does not offer for this shape and target: lowered with the defaults.
-        if (nc.choices.at(0).knobs.find("k_block=" + std::to_string(kb) + " ") == std::string::npos) continue;
-        passes += kb < C;
-        if (runs_here) expect_close(nc.executable->run(inputs, 2, nullptr), want, std::string(t) + " k_block=" + std::to_string(kb));
+        native::Compiled d = compile("");
+        ASSERT_EQ(d.choices.size(), 1u);
+        const std::string k = d.choices[0].knobs + " ";
+        const size_t at = k.find(" " + knob);
+        ASSERT_NE(at, std::string::npos) << what << ": " << k;
+        const int64_t C = c.xs[1], by_default = std::stoll(k.substr(at + 1 + knob.size()));
+        const bool avx2 = std::string(t).find("avx2") != std::string::npos;
+        EXPECT_EQ(by_default < C, !avx2) << what << ": " << k;
+        const bool runs_here = target::parse(t).missing_on(target::host()).empty();
+        int passes = 0;
+        for (int64_t kb = 8; kb <= C; kb += 8) {
+          if (C % kb != 0) continue;
+          native::Compiled nc = compile(knob + std::to_string(kb));
+          // A value the knob does not offer for this shape and target: lowered with the defaults.
+          if ((" " + nc.choices.at(0).knobs + " ").find(" " + knob + std::to_string(kb) + " ") == std::string::npos) continue;
+          passes += kb < C;
+          if (runs_here) expect_close(nc.executable->run(inputs, 2, nullptr), want, what + " " + knob + std::to_string(kb));
+        }
+        EXPECT_GE(passes, 1) << what;
       }
-      EXPECT_GE(passes, 1) << t;
-    }
   }
 }
 

@@ -467,7 +467,7 @@ TEST(TuneRecords, AKernelKeepingNoLayoutTakesTheBestAlone) {
   auto record = [&](const std::string& impl, const std::string& knobs, double ms, const std::string& kept = "") {
     return confirmed_record(tasks[0], t, impl, knobs, ms, kept);
   };
-  const std::string nhwc_knobs = "tile_vectors_nhwc=2 tile_pixels_nhwc=8 rows_outer_nhwc=1", rows_knobs = "tile_o_rows=8 tile_vectors_rows=1";
+  const std::string nhwc_knobs = "tile_vectors_nhwc=2 tile_pixels_nhwc=8 rows_outer_nhwc=1 k_block_nhwc=16", rows_knobs = "tile_o_rows=8 tile_vectors_rows=1";
   auto chosen = [&](const std::vector<tune::Record>& rs) {
     tune::SelectedRecords a = tune::select_records(rs, t, tune::current_validators());
     native::CompileOptions o;
