@@ -247,13 +247,6 @@ void pixel_tile(int64_t OH, int64_t OW, int64_t target, int64_t& th, int64_t& tw
   th = std::max<int64_t>(1, std::min<int64_t>(OH, target / tw));
 }
 
-// The largest divisor of n that is a multiple of `block` and at most cap (at least one block);
-// n itself when no multiple of the block divides it.
-int64_t block_divisor(int64_t n, int64_t cap, int64_t block) {
-  if (n % block != 0) return n;
-  return block * largest_divisor(n / block, std::max<int64_t>(1, cap / block));
-}
-
 // The conv's stages up to `result`: the group's output, or where the output spreads the conv's
 // result over more elements, the last stage of the anchor's shape (see schedule_conv2d). False
 // where the group takes the injective schedule instead.
@@ -657,16 +650,9 @@ bool schedule_conv2d_stages(GroupSchedule& g, const Tensor& result) {
   const int64_t kc = knobs.define("k_block", distinct({passes ? kc_l1 : C, passes ? C : kc_l1, block_divisor(C, kc_l1 / 2, kBlock),
                                                         block_divisor(C, kc_l1 * 2, kBlock)}));
   if (C % kc != 0) throw Error("conv2d schedule: k_block must divide the input channels");
-  // Groups of row tiles, in passes: a group's buffer at most a quarter of L2, groups x channel
-  // tiles at least two per core. Without passes a tile is its own group.
+  // Groups of row tiles in passes; without passes a tile is its own group.
   const int64_t row_tiles = (OH + th - 1) / th, oc_tiles = (O + tile_oc - 1) / tile_oc;
-  int64_t per_group = 1;
-  if (kc < C) {
-    const int64_t T = std::max(1, g.target->cores);
-    per_group = std::clamp<int64_t>(g.target->l2_bytes / 4 / (tile_oc * th * OW * 4), 1, row_tiles);
-    while (per_group > 1 && N * oc_tiles * ((row_tiles + per_group - 1) / per_group) < 2 * T) per_group = (per_group + 1) / 2;
-    per_group = largest_divisor(row_tiles, per_group);
-  }
+  const int64_t per_group = kc < C ? rows_per_group(row_tiles, tile_oc * th * OW * 4, N * oc_tiles, *g.target) : 1;
   auto [hg, hgi] = out.split(hb, per_group);
   te::Axis first = rows_outer ? hg : ob, second = rows_outer ? ob : hg;
   if (copy == 1) {

@@ -187,17 +187,10 @@ void schedule_nhwc(GroupSchedule& g) {
     const int64_t C = pw->reduce_axes().at(0).extent, taps = weight_bytes / (O * 4 * C);
     const int64_t tap_bytes = taps * tv * L * 4, tiles = os[2] * ((OW + tp - 1) / tp);
     const int64_t kc_l1 = std::max<int64_t>(1, std::min(C, g.target->l1d_bytes / 2 / tap_bytes));
-    const int64_t kc_block =
-        C % kChannelsBlock == 0 ? kChannelsBlock * largest_divisor(C / kChannelsBlock, std::max<int64_t>(1, kc_l1 / kChannelsBlock)) : C;
+    const int64_t kc_block = block_divisor(C, kc_l1, kChannelsBlock);
     const bool passes = R >= 32 && tiles >= 16 && C * tap_bytes > g.target->l1d_bytes / 2 && (taps > 1 || !rows_first);
     const int64_t kc = knobs.define("k_block_nhwc", distinct({passes ? kc_block : C, passes ? C : kc_block}));
-    const int64_t OH = os[2], N = os[0], T = std::max(1, g.target->cores), oc_tiles = O / (tv * L);
-    int64_t per_group = 1;
-    if (kc < C) {
-      per_group = std::clamp<int64_t>(g.target->l2_bytes / 4 / (OW * tv * L * 4), 1, OH);
-      while (per_group > 1 && N * oc_tiles * ((OH + per_group - 1) / per_group) < 2 * T) per_group = (per_group + 1) / 2;
-      per_group = largest_divisor(OH, per_group);
-    }
+    const int64_t per_group = kc < C ? rows_per_group(os[2], OW * tv * L * 4, os[0] * (O / (tv * L)), *g.target) : 1;
     auto [hg, hgi] = out.split(oh, per_group);
     auto [wb, wi] = out.split(ow, tp);
     auto [ob, oi] = out.split(ch, tv * L);

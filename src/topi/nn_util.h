@@ -73,6 +73,13 @@ void schedule_grid_at(te::Schedule& s, te::Stage& out, const te::Axis& at, const
 int64_t nhwc_lanes(int64_t channels, const target::Target& t);
 // Largest divisor of n that is <= cap (1 if none).
 int64_t largest_divisor(int64_t n, int64_t cap);
+// The largest divisor of n that is a multiple of `block` and at most cap (at least one block);
+// n itself when no multiple of the block divides it.
+int64_t block_divisor(int64_t n, int64_t cap, int64_t block);
+// Rows (of `rows`, each `row_bytes` of a pass's buffer) in a group of a conv in passes of input
+// channels: the group's buffer at most a quarter of L2, groups x `units` (images x channel
+// tiles) at least two per core, and a divisor of the rows.
+int64_t rows_per_group(int64_t rows, int64_t row_bytes, int64_t units, const target::Target& t);
 // Knob candidates derived from the target: the positive values of `v` in order, each once (the
 // first is the default).
 std::vector<int64_t> distinct(const std::vector<int64_t>& v);

@@ -94,6 +94,18 @@ int64_t largest_divisor(int64_t n, int64_t cap) {
   return 1;
 }
 
+int64_t block_divisor(int64_t n, int64_t cap, int64_t block) {
+  if (n % block != 0) return n;
+  return block * largest_divisor(n / block, std::max<int64_t>(1, cap / block));
+}
+
+int64_t rows_per_group(int64_t rows, int64_t row_bytes, int64_t units, const target::Target& t) {
+  const int64_t T = std::max(1, t.cores);
+  int64_t per_group = std::clamp<int64_t>(t.l2_bytes / 4 / row_bytes, 1, rows);
+  while (per_group > 1 && units * ((rows + per_group - 1) / per_group) < 2 * T) per_group = (per_group + 1) / 2;
+  return largest_divisor(rows, per_group);
+}
+
 std::vector<int64_t> distinct(const std::vector<int64_t>& v) {
   std::vector<int64_t> out;
   for (int64_t x : v)
