@@ -370,7 +370,17 @@ class StmtSimplifier {
         Expr mn = E(s->min), ext = E(s->extent);
         int64_t lo = 0, n = 0;
         if (is_int_const(ext, &n) && n <= 0) return no_op();
-        if (is_int_const(ext, &n) && n == 1) return run(substitute(s->body, {{s->var.get(), mn}}));
+        // One iteration: the body with the variable's value. A parallel loop's stays a loop: it may
+        // be a piece of a partitioned loop whose threads share the pieces' iterations (a conv's
+        // first group of rows, peeled off for the padding); alone, the code generators run it in
+        // place.
+        if (is_int_const(ext, &n) && n == 1 && s->for_kind != ForKind::Parallel)
+          return run(substitute(s->body, {{s->var.get(), mn}}));
+        if (is_int_const(ext, &n) && n == 1) {
+          Stmt body = run(substitute(s->body, {{s->var.get(), mn}}));
+          if (is_no_op(body)) return no_op();
+          return for_loop(s->var, mn, ext, s->for_kind, body);
+        }
         const bool ranged = is_int_const(mn, &lo) && is_int_const(ext, &n);
         if (ranged) ranges_[s->var.get()] = {int_imm(lo, s->var->dtype), int_imm(lo + n - 1, s->var->dtype)};
         Stmt body = run(s->body);

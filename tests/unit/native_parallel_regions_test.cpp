@@ -12,6 +12,7 @@
 #include "native/compile.h"
 #include "ops/attrs.h"
 #include "ops/op.h"
+#include "target/host.h"
 #include "topi_test_data.h"
 
 namespace sy {
@@ -59,17 +60,21 @@ TEST(NativeParallelRegions, AConcatsLoopPerInputIsOneTeam) {
   m.functions["main"] = ir::function(xs, y);
   native::Compiled nc = native::compile_native(m);
   EXPECT_EQ(count(nc.generated_c, "#pragma omp parallel"), 1) << nc.generated_c;
-  EXPECT_EQ(count(nc.generated_c, "#pragma omp for schedule(static) nowait"), 12) << nc.generated_c;
+  EXPECT_EQ(count(nc.generated_c, "(sy_from > "), 12) << nc.generated_c;
   std::vector<Tensor> want = reference::run_module(m, inputs).value();
   expect_close(nc.executable->run(inputs, 2, nullptr)[0], want[0]);
 }
 
-// The header of the generated C's first `omp parallel for` loop.
+// The header of the generated C's first parallel loop: an `omp parallel for`, or the pieces of
+// one loop in a team, which shares the whole range out (sy_team_share(first, count, ...)) and
+// runs each piece's part of a thread's share.
 std::string first_parallel_loop(const std::string& c) {
-  const size_t par = c.find("#pragma omp parallel for");
+  const size_t par = c.find("#pragma omp parallel");
   if (par == std::string::npos) return "";
+  const size_t share = c.find("sy_team_share(", par);
   const size_t loop = c.find("for (", par + 10);
-  return c.substr(loop, c.find('\n', loop) - loop);
+  const size_t from = share != std::string::npos && share < loop ? share : loop;
+  return c.substr(from, c.find('\n', loop) - from);
 }
 
 // A DenseNet-style concat (batch norm and relu after it) of 28x28 planes, planned for 2 cores:
@@ -100,8 +105,8 @@ TEST(NativeParallelRegions, AConcatSplitsThePlanesRows) {
     if (H > 1) {
       EXPECT_NE(first_parallel_loop(nc.generated_c).find("i_k_fused < 28LL"), std::string::npos) << nc.generated_c;
     } else {
-      EXPECT_EQ(count(nc.generated_c, "#pragma omp for schedule(static) nowait"), 3) << nc.generated_c;
-      EXPECT_NE(nc.generated_c.find("i_j_fused_k_fused < 128LL"), std::string::npos) << nc.generated_c;
+      EXPECT_EQ(count(nc.generated_c, "(sy_from > "), 3) << nc.generated_c;
+      EXPECT_NE(nc.generated_c.find("sy_team_share(0LL, 128LL"), std::string::npos) << nc.generated_c;
     }
     std::vector<Tensor> want = reference::run_module(m, inputs).value();
     expect_close(nc.executable->run(inputs, 2, nullptr)[0], want[0]);
@@ -110,8 +115,10 @@ TEST(NativeParallelRegions, AConcatSplitsThePlanesRows) {
 }
 
 // DenseNet's 3x3 conv of 128 -> 32 channels on 28x28, planned for 2 cores: its row blocks are the
-// parallel loop, and the padded copy before it splits the rows too (the interior rows 1..28 of 30
-// in one parallel loop; the zero rows 0 and 29 peeled off), so each thread pads what it reads.
+// parallel loop. Without passes of input channels (AVX2) the padded copy before it splits the
+// rows too (the interior rows 1..28 of 30 a piece, the zero rows 0 and 29 peeled off, all 30
+// shared out by one team), so each thread pads what it reads; in passes (AVX-512) each group of
+// rows pads its own rows, inside the conv's one parallel loop.
 TEST(NativeParallelRegions, APaddedCopySplitsTheRowsWhereTheConvDoes) {
   ops::Conv2dAttrs a;
   a.strides = {1, 1};
@@ -121,15 +128,25 @@ TEST(NativeParallelRegions, APaddedCopySplitsTheRowsWhereTheConvDoes) {
   ir::Expr y = ir::call(OpCode::Conv2d, {x, ir::constant(rnd({32, 128, 3, 3}, 31))}, a);
   ir::Module m;
   m.functions["main"] = ir::function({x}, y);
-  native::CompileOptions two;
-  two.target = target::parse("cpu -cores=2");
-  native::Compiled nc = native::compile_native(m, two);
-  EXPECT_NE(first_parallel_loop(nc.generated_c).find("i_k_fused = 1LL; i_k_fused < 29LL"), std::string::npos)
-      << nc.generated_c;
   std::vector<Tensor> inputs{rnd({1, 128, 28, 28}, 32)};
   std::vector<Tensor> want = reference::run_module(m, inputs).value();
-  expect_close(nc.executable->run(inputs, 2, nullptr)[0], want[0]);
-  expect_close(nc.executable->run(inputs, 1, nullptr)[0], want[0]);
+  for (const char* t : {"cpu -isa=avx2 -cores=2", "cpu -isa=avx512 -cores=2"}) {
+    native::CompileOptions two;
+    two.target = target::parse(t);
+    native::Compiled nc = native::compile_native(m, two);
+    if (std::string(t).find("avx2") != std::string::npos) {
+      EXPECT_NE(first_parallel_loop(nc.generated_c).find("sy_team_share(0LL, 30LL"), std::string::npos) << nc.generated_c;
+      EXPECT_NE(nc.generated_c.find("i_k_fused = (sy_from > 1LL ? sy_from : 1LL); i_k_fused < (sy_to < 29LL ? sy_to : 29LL)"),
+                std::string::npos)
+          << nc.generated_c;
+    } else {
+      EXPECT_EQ(count(nc.generated_c, "#pragma omp parallel"), 1) << nc.generated_c;
+      EXPECT_NE(nc.choices.at(0).knobs.find("pad_in_group=1"), std::string::npos) << nc.choices.at(0).knobs;
+    }
+    if (!two.target->missing_on(target::host()).empty()) continue;
+    expect_close(nc.executable->run(inputs, 2, nullptr)[0], want[0]);
+    expect_close(nc.executable->run(inputs, 1, nullptr)[0], want[0]);
+  }
 }
 
 // ResNet-50's 3x3 conv on 256 channels of 14x14: its pad loop fuses channels with rows, so the
@@ -169,9 +186,8 @@ TEST(NativeParallelRegions, AProjectionToFewChannelsSplitsThePixels) {
   native::CompileOptions two;
   two.target = target::parse("cpu -cores=2");
   native::Compiled nc = native::compile_native(m, two);
-  const size_t par = nc.generated_c.find("#pragma omp parallel for");
-  ASSERT_NE(par, std::string::npos) << nc.generated_c;
-  const std::string loop = nc.generated_c.substr(par, nc.generated_c.find('\n', nc.generated_c.find("for (", par)) - par);
+  const std::string loop = first_parallel_loop(nc.generated_c);
+  ASSERT_NE(loop, "") << nc.generated_c;
   // The pixel axis (k, l fused) is in the parallel loop, outside the channel blocks (j) if they
   // are fused into it too (with 8 lanes the plane is cache-blocked: chunks of pixel tiles, each
   // for all the blocks): a thread's contiguous share of the iterations is a run of pixels.
@@ -181,9 +197,7 @@ TEST(NativeParallelRegions, AProjectionToFewChannelsSplitsThePixels) {
   native::CompileOptions one;
   one.target = target::parse("cpu -cores=1");
   native::Compiled nc1 = native::compile_native(m, one);
-  const size_t par1 = nc1.generated_c.find("#pragma omp parallel for");
-  ASSERT_NE(par1, std::string::npos);
-  EXPECT_NE(nc1.generated_c.substr(par1, 200).find("j_outer"), std::string::npos) << "one core: by channel blocks";
+  EXPECT_NE(first_parallel_loop(nc1.generated_c).find("j_outer"), std::string::npos) << "one core: by channel blocks";
   std::vector<Tensor> inputs{rnd({1, 192, 28, 28}, 23)};
   std::vector<Tensor> want = reference::run_module(m, inputs).value();
   expect_close(nc.executable->run(inputs, 2, nullptr)[0], want[0]);

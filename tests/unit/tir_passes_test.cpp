@@ -179,14 +179,19 @@ TEST(TirLoopPartition, SplitsTheTailOffAGuardedLoop) {
                     for_loop(in, int_imm(0), int_imm(8), ForKind::Vectorized,
                              if_then_else(o * 8 + in < 30, store(b, {o * 8 + in}, float_imm(0.0)))));
   Stmt p = simplify(loop_partition(s));
+  // The tail is a one-iteration piece of the parallel loop, still a loop: the code generators
+  // share the whole loop's iterations out over the pieces (as a loop of its own the tail ran on
+  // the first thread, after its share of the rest).
   EXPECT_EQ(print_stmt(p), R"(parallel for o in [0, 3) {
   vectorized for in in [0, 8) {
     B[o * 8 + in] = 0.0f
   }
 }
-vectorized for in in [0, 8) {
-  if in < 6 {
-    B[in + 24] = 0.0f
+parallel for o in [3, 4) {
+  vectorized for in in [0, 8) {
+    if in < 6 {
+      B[in + 24] = 0.0f
+    }
   }
 }
 )");
@@ -196,10 +201,15 @@ vectorized for in in [0, 8) {
     B[o * 8 + in] = 0.0f
   }
 }
-vectorized for in in [0, 6) {
-  B[in + 24] = 0.0f
+parallel for o in [3, 4) {
+  vectorized for in in [0, 6) {
+    B[in + 24] = 0.0f
+  }
 }
 )");
+  // A serial loop's one iteration is its body.
+  Stmt serial = for_loop(o, int_imm(3), int_imm(1), ForKind::Serial, store(b, {o}, float_imm(0.0)));
+  EXPECT_EQ(print_stmt(simplify(serial)), "B[3] = 0.0f\n");
 }
 
 TEST(TirLoopPartition, PeelsAPadsEdgesOffASelectInTheStoredValue) {

@@ -89,6 +89,20 @@ static inline int64_t sy_floormod_f(int64_t a, int64_t b, int* f) { if (b == 0) 
 SY_FMINMAX(float, uint32_t) SY_FMINMAX(double, uint64_t) SY_MINMAX(int8_t, int8_t) SY_MINMAX(int16_t, int16_t)
 SY_MINMAX(int32_t, int32_t) SY_MINMAX(int64_t, int64_t) SY_MINMAX(uint8_t, uint8_t) SY_MINMAX(bool, bool)
 static inline void* sy_alloc(size_t n) { return aligned_alloc(64, (n + 63) / 64 * 64); }
+// A team's share of a parallel loop cut into pieces: schedule(static) over the whole range (the
+// first n % nt threads take one iteration more), each piece then runs its part of that share.
+#ifdef _OPENMP
+int omp_get_thread_num(void);
+int omp_get_num_threads(void);
+#else
+static inline int omp_get_thread_num(void) { return 0; }
+static inline int omp_get_num_threads(void) { return 1; }
+#endif
+static inline void sy_team_share(int64_t lo, int64_t n, int64_t* from, int64_t* to) {
+  const int64_t nt = omp_get_num_threads(), t = omp_get_thread_num(), q = n / nt, r = n % nt;
+  *from = lo + t * q + (t < r ? t : r);
+  *to = *from + q + (t < r);
+}
 // exp of a float, inline so that a vector loop computes it in its registers: libmvec's expf is
 // a call, around which GCC saves the loop's vector registers (SiLU, x / (1 + exp(-x)), ran 20%
 // slower with it). exp(x) = 2^n exp(r), n = round(x / ln 2) by the 1.5 * 2^23 shifter, r = x - n ln 2
@@ -361,7 +375,17 @@ class FuncGen {
         const std::string v = names_.name(s->var.get(), s->var->name);
         int64_t mn = 0, ext = 0;
         const bool ranged = is_int_const(s->min, &mn) && is_int_const(s->extent, &ext);
-        if (s->for_kind == ForKind::Parallel)
+        if (s.get() == team_piece_ && ranged) {
+          // A piece of the team's loop: the part of this thread's share that falls in the piece.
+          out_ << pad(ind) << "for (int64_t " << v << " = (sy_from > " << mn << "LL ? sy_from : " << mn << "LL); " << v
+               << " < (sy_to < " << mn + ext << "LL ? sy_to : " << mn + ext << "LL); ++" << v << ") {\n";
+          ranges_[s->var.get()] = {int_imm(mn), int_imm(mn + ext - 1)};
+          stmt(s->body, ind + 1);
+          ranges_.erase(s->var.get());
+          out_ << pad(ind) << "}\n";
+          break;
+        }
+        if (s->for_kind == ForKind::Parallel && !(ranged && ext == 1))  // one iteration: in place, no fork
           out_ << pad(ind) << (in_team_ ? "#pragma omp for schedule(static) nowait\n" : "#pragma omp parallel for schedule(static)\n");
         if (s->for_kind == ForKind::Vectorized) out_ << pad(ind) << "#pragma omp simd\n";
         if (s->for_kind == ForKind::Unrolled && ranged) out_ << pad(ind) << "#pragma GCC unroll " << ext << "\n";
@@ -391,10 +415,23 @@ class FuncGen {
           // The pieces of one parallel loop (loop partitioning's head, body and tail; a concat's
           // loop per input) run in one team of threads: a fork and a join for each piece cost
           // more than a small piece's work (DenseNet-121 forked 785 times per inference), and
-          // they need no barrier between them, being iterations of one loop.
+          // they need no barrier between them, being iterations of one loop. The whole loop's
+          // iterations are shared out, not each piece's: a conv's groups of rows, their first
+          // and last peeled off for the padding, ran 3:1 on two threads (each one-iteration piece
+          // went to the first thread).
+          int64_t lo = 0, last = 0, last_ext = 0;
+          team_share_ = is_int_const(flat[i]->min, &lo) && is_int_const(flat[j - 1]->min, &last) &&
+                        is_int_const(flat[j - 1]->extent, &last_ext);
           out_ << pad(ind) << "#pragma omp parallel\n" << pad(ind) << "{\n";
+          if (team_share_)
+            out_ << pad(ind + 1) << "int64_t sy_from, sy_to;\n"
+                 << pad(ind + 1) << "sy_team_share(" << lo << "LL, " << last + last_ext - lo << "LL, &sy_from, &sy_to);\n";
           in_team_ = true;
-          for (; i < j; ++i) stmt(flat[i], ind + 1);
+          for (; i < j; ++i) {
+            team_piece_ = team_share_ ? flat[i].get() : nullptr;
+            stmt(flat[i], ind + 1);
+          }
+          team_piece_ = nullptr;
           in_team_ = false;
           out_ << pad(ind) << "}\n";
         }
@@ -513,6 +550,8 @@ class FuncGen {
   std::vector<std::string>& extern_names_;
   RangeMap ranges_;
   bool in_team_ = false;  // inside a parallel region of loop pieces: their loops are `omp for`
+  bool team_share_ = false;  // ... or, their range known, the thread's share (sy_from, sy_to) of it
+  const StmtNode* team_piece_ = nullptr;  // the piece of the team's loop being written
 
   std::ostringstream out_;
 };

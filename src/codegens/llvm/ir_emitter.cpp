@@ -1002,7 +1002,7 @@ class Emitter {
   void for_stmt(const Stmt& s) {
     int64_t mn = 0, ext = 0;
     const bool ranged = is_int_const(s->min, &mn) && is_int_const(s->extent, &ext);
-    if (s->for_kind == ForKind::Parallel && !in_parallel_) {
+    if (s->for_kind == ForKind::Parallel && !in_parallel_ && !(ranged && ext == 1)) {  // one iteration: in place
       parallel({s});
       return;
     }
@@ -1132,12 +1132,8 @@ class Emitter {
     b_.SetInsertPoint(start);
     Value* tid = b_.CreateSExt(b_.CreateCall(runtime("omp_get_thread_num", i32(), {})), i64());
     Value* nt = b_.CreateSExt(b_.CreateCall(runtime("omp_get_num_threads", i32(), {})), i64());
-    for (const Stmt& p : pieces) {
-      int64_t mn = 0, ext = 0;
-      const bool ranged = is_int_const(p->min, &mn) && is_int_const(p->extent, &ext);
-      Value* lo = to_i64(expr(p->min), p->min->dtype);
-      Value* n = to_i64(expr(p->extent), p->extent->dtype);
-      // schedule(static): the first n % nt threads take one iteration more.
+    // schedule(static) of [lo, lo + n): the first n % nt threads take one iteration more.
+    auto share = [&](Value* lo, Value* n) {
       Value* q = b_.CreateSDiv(n, nt);
       Value* r = b_.CreateSRem(n, nt);
       Value* extra = b_.CreateICmpSLT(tid, r);
@@ -1146,7 +1142,30 @@ class Emitter {
       Value* first = b_.CreateAdd(before, earlier_extras);
       Value* count = b_.CreateAdd(q, b_.CreateZExt(extra, i64()));
       Value* from = b_.CreateAdd(lo, first);
-      Value* to = b_.CreateAdd(from, count);
+      return std::pair<Value*, Value*>{from, b_.CreateAdd(from, count)};
+    };
+    // The pieces are consecutive ranges of one loop: the whole range is shared out and each piece
+    // runs its part of the thread's share (as the C generator: one-iteration pieces, a conv's
+    // first and last groups of rows peeled off for the padding, otherwise all went to thread 0).
+    int64_t whole_lo = 0, last = 0, last_ext = 0;
+    const bool whole = pieces.size() > 1 && is_int_const(pieces.front()->min, &whole_lo) && is_int_const(pieces.back()->min, &last) &&
+                       is_int_const(pieces.back()->extent, &last_ext);
+    std::pair<Value*, Value*> mine{nullptr, nullptr};
+    if (whole) mine = share(b_.getInt64(whole_lo), b_.getInt64(last + last_ext - whole_lo));
+    for (const Stmt& p : pieces) {
+      int64_t mn = 0, ext = 0;
+      const bool ranged = is_int_const(p->min, &mn) && is_int_const(p->extent, &ext);
+      Value* lo = to_i64(expr(p->min), p->min->dtype);
+      Value* n = to_i64(expr(p->extent), p->extent->dtype);
+      Value* from = nullptr;
+      Value* to = nullptr;
+      if (whole) {
+        Value* hi = b_.CreateAdd(lo, n);
+        from = b_.CreateSelect(b_.CreateICmpSGT(mine.first, lo), mine.first, lo);
+        to = b_.CreateSelect(b_.CreateICmpSLT(mine.second, hi), mine.second, hi);
+      } else {
+        std::tie(from, to) = share(lo, n);
+      }
       if (ranged) ranges_[p->var.get()] = {int_imm(mn), int_imm(mn + ext - 1)};
       loop(from, to, p->var, ForKind::Serial, [&] { stmt(p->body); });
       ranges_.erase(p->var.get());
