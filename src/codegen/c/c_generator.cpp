@@ -385,7 +385,8 @@ class FuncGen {
           out_ << pad(ind) << "}\n";
           break;
         }
-        if (s->for_kind == ForKind::Parallel && !(ranged && ext == 1))  // one iteration: in place, no fork
+        // Alone, one iteration runs in place, no fork; in a team, each loop is shared out.
+        if (s->for_kind == ForKind::Parallel && (in_team_ || !(ranged && ext == 1)))
           out_ << pad(ind) << (in_team_ ? "#pragma omp for schedule(static) nowait\n" : "#pragma omp parallel for schedule(static)\n");
         if (s->for_kind == ForKind::Vectorized) out_ << pad(ind) << "#pragma omp simd\n";
         if (s->for_kind == ForKind::Unrolled && ranged) out_ << pad(ind) << "#pragma GCC unroll " << ext << "\n";
