@@ -76,9 +76,12 @@ int64_t largest_divisor(int64_t n, int64_t cap);
 // The largest divisor of n that is a multiple of `block` and at most cap (at least one block);
 // n itself when no multiple of the block divides it.
 int64_t block_divisor(int64_t n, int64_t cap, int64_t block);
+// The largest divisor of n that is <= cap and cuts n into pieces whose count times `units` the
+// cores share evenly; largest_divisor(n, cap) if none does.
+int64_t balanced_divisor(int64_t n, int64_t cap, int64_t units, int cores);
 // Rows (of `rows`, each `row_bytes` of a pass's buffer) in a group of a conv in passes of input
 // channels: the group's buffer at most a quarter of L2, groups x `units` (images x channel
-// tiles) at least two per core, and a divisor of the rows.
+// tiles) at least two per core and, where a divisor of the rows allows, a multiple of the cores.
 int64_t rows_per_group(int64_t rows, int64_t row_bytes, int64_t units, const target::Target& t);
 // Knob candidates derived from the target: the positive values of `v` in order, each once (the
 // first is the default).

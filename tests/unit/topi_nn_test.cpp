@@ -4,9 +4,13 @@
 
 #include <cmath>
 #include <random>
+#include <tuple>
+#include <vector>
 
 #include "ops/op.h"
 #include "target/host.h"
+#include "target/target.h"
+#include "topi/nn_util.h"
 #include "native_op_test_util.h"
 #include "ops/attrs.h"
 
@@ -135,6 +139,29 @@ TEST(TopiNnConv2d, Transpose) {
                                   {rnd({1, 4, 5, 6}, 41), rnd({4, 3, 3, 3}, 42), rnd({3}, 43)}, kRtol, kAtol);
   expect_native_matches_reference(OpCode::ConvTranspose2d, ct({1, 3}, {0, 1, 2, 0}, {0, 2}, 2, {2, 1}),
                                   {rnd({2, 4, 4, 5}, 44), rnd({4, 2, 2, 3}, 45)}, kRtol, kAtol);
+}
+
+// Groups of rows of a conv in passes: a number the cores share evenly where a divisor of the rows
+// allows (DenseNet's 3x3 conv to one channel tile on 14x14 ran 7 groups of 2 rows, 4:3 on two
+// threads; 14 of one row run 7:7), otherwise the largest divisor that fits.
+TEST(TopiNnConv2d, GroupsOfRowsAreSharedEvenlyByTheCores) {
+  const target::Target two = target::parse("cpu -isa=avx512 -l2=2M -cores=2");
+  const target::Target three = target::parse("cpu -isa=avx512 -l2=2M -cores=3");
+  for (const auto& [rows, units, t] : std::vector<std::tuple<int64_t, int64_t, const target::Target*>>{
+           {14, 1, &two}, {28, 1, &two}, {56, 1, &two}, {14, 8, &two}, {7, 1, &two}, {14, 1, &three}, {12, 1, &three}}) {
+    const int64_t g = topi::nn::rows_per_group(rows, 1792, units, *t);
+    ASSERT_EQ(rows % g, 0) << rows;
+    const int64_t groups = units * (rows / g);
+    EXPECT_GE(groups, 2 * t->cores) << rows << " rows, " << units << " units";
+    const bool even_possible = rows % t->cores == 0 || units % t->cores == 0;
+    if (even_possible) {
+      EXPECT_EQ(groups % t->cores, 0) << rows << " rows, " << units << " units: " << g << " a group";
+    }
+  }
+  EXPECT_EQ(topi::nn::balanced_divisor(14, 4, 1, 2), 1);  // 14 groups, not 7 of 2
+  EXPECT_EQ(topi::nn::balanced_divisor(28, 4, 1, 2), 2);
+  EXPECT_EQ(topi::nn::balanced_divisor(7, 3, 1, 2), 1);   // none even: the largest divisor
+  EXPECT_EQ(topi::nn::balanced_divisor(14, 4, 2, 2), 2);  // 2 units x 7 groups share evenly
 }
 
 TEST(TopiNnDense, DenseAndMatmul) {
