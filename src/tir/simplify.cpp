@@ -374,11 +374,9 @@ class StmtSimplifier {
         // be a piece of a partitioned loop whose threads share the pieces' iterations (a conv's
         // first group of rows, peeled off for the padding); alone, the code generators run it in
         // place.
-        if (is_int_const(ext, &n) && n == 1 && s->for_kind != ForKind::Parallel)
-          return run(substitute(s->body, {{s->var.get(), mn}}));
         if (is_int_const(ext, &n) && n == 1) {
           Stmt body = run(substitute(s->body, {{s->var.get(), mn}}));
-          if (is_no_op(body)) return no_op();
+          if (s->for_kind != ForKind::Parallel || is_no_op(body)) return body;
           return for_loop(s->var, mn, ext, s->for_kind, body);
         }
         const bool ranged = is_int_const(mn, &lo) && is_int_const(ext, &n);

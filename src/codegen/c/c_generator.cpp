@@ -433,7 +433,7 @@ class FuncGen {
             stmt(flat[i], ind + 1);
           }
           team_piece_ = nullptr;
-          in_team_ = false;
+          team_share_ = in_team_ = false;
           out_ << pad(ind) << "}\n";
         }
         break;
