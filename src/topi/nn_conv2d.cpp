@@ -286,16 +286,19 @@ bool schedule_conv2d_stages(GroupSchedule& g, const Tensor& result) {
   te::Knobs& knobs = g.knobs ? *g.knobs : local;
   // The padded copy, computed whole before the conv. Its threads split the rows where the conv's
   // do (the blocked path with row blocks outside): each thread then pads the rows it reads.
+  // Its rows in whole vectors.
+  auto vectorize_pad = [&](te::Stage& p) {
+    if (pad->shape.back() >= g.vector_lanes) {
+      auto [wo, wi] = p.split(p.leaves().back(), g.vector_lanes);
+      p.vectorize(wi);
+    }
+  };
   auto schedule_pad = [&](bool by_rows) {
     te::Stage& p = *s.find(pad.get());
     // Rows too in the parallel axis: a stem has 3 channels, which split 2:1 over two threads.
     te::Axis nch = by_rows ? rows_parallel(p) : fuse_leading(p, pad->shape.size() - 1);
     p.parallel(nch);
-    const int64_t wd = pad->shape.back();
-    if (wd >= g.vector_lanes) {
-      auto [wo, wi] = p.split(p.leaves().back(), g.vector_lanes);
-      p.vectorize(wi);
-    }
+    vectorize_pad(p);
   };
   if (pad && !dw && !plane && !yc) schedule_pad(false);
   const int64_t R = g.vector_registers;
@@ -677,10 +680,7 @@ bool schedule_conv2d_stages(GroupSchedule& g, const Tensor& result) {
   if (pad_in_group) {
     te::Stage& p = *s.find(pad.get());
     p.compute_at(out, par);
-    if (pad->shape.back() >= g.vector_lanes) {
-      auto [pwo, pwi] = p.split(p.leaves().back(), g.vector_lanes);
-      p.vectorize(pwi);
-    }
+    vectorize_pad(p);
   } else if (pad) {
     schedule_pad(rows_outer && rows_split_fits(pad->shape, g.target->cores));
   }

@@ -135,6 +135,25 @@ void expect_close(const std::vector<Tensor>& got, const std::vector<Tensor>& wan
   }
 }
 
+// The model compiled natively with its convs forced to implementation `impl` with `knobs` (the
+// others at their defaults), for target string t (empty: the host).
+native::Compiled compile_conv_forced(const ir::Module& m, const std::string& t, const std::string& impl,
+                                     const std::string& knobs) {
+  native::CompileOptions o;
+  if (!t.empty()) o.target = target::parse(t);
+  o.chooser = [&](const ir::FunctionNode&, const ir::CallNode& anchor, const target::Target&) {
+    std::optional<strategy::Choice> c;
+    if (anchor.op == OpCode::Conv2d) c = strategy::Choice{impl, knobs, "forced by the test", true, {}, {}, ""};
+    return c;
+  };
+  return native::compile_native(m, o);
+}
+
+// Whether the first kernel's knobs include `k` ("name=value").
+bool has_knob(const native::Compiled& nc, const std::string& k) {
+  return (" " + nc.choices.at(0).knobs + " ").find(" " + k + " ") != std::string::npos;
+}
+
 // Forces each applicable implementation of the model's conv on the native path and compares with
 // the reference executor on the unfused model.
 void expect_every_conv_implementation_matches(const ir::Module& m, const std::vector<Tensor>& inputs) {
@@ -143,13 +162,7 @@ void expect_every_conv_implementation_matches(const ir::Module& m, const std::ve
   ASSERT_GE(a.entries.size(), 1u);
   for (const auto& e : a.entries) {
     const std::string name = e.impl->name;
-    native::CompileOptions o;
-    o.chooser = [&](const ir::FunctionNode&, const ir::CallNode& anchor, const target::Target&) {
-      std::optional<strategy::Choice> c;
-      if (anchor.op == OpCode::Conv2d) c = strategy::Choice{name, "", "forced by the test", true, {}, {}, ""};
-      return c;
-    };
-    native::Compiled nc = native::compile_native(m, o);
+    native::Compiled nc = compile_conv_forced(m, "", name, "");
     ASSERT_TRUE(nc.fallbacks.empty()) << name << ": " << nc.fallbacks[0].second;
     bool used = false;
     for (const strategy::Choice& c : nc.choices) used |= c.implementation == name;
@@ -291,16 +304,7 @@ TEST(Strategy, ConvsInPassesOfInputChannelsMatchReference) {
       for (const auto& [name, knob] : std::vector<std::pair<std::string, std::string>>{{"conv2d.blocked", "k_block="},
                                                                                       {"conv2d.nhwc", "k_block_nhwc="}}) {
         const std::string impl = name, what = std::string(t) + " " + impl;
-        auto compile = [&](const std::string& knobs) {
-          native::CompileOptions o;
-          o.target = target::parse(t);
-          o.chooser = [&](const ir::FunctionNode&, const ir::CallNode& anchor, const target::Target&) {
-            std::optional<strategy::Choice> ch;
-            if (anchor.op == OpCode::Conv2d) ch = strategy::Choice{impl, knobs, "forced by the test", true, {}, {}, ""};
-            return ch;
-          };
-          return native::compile_native(m, o);
-        };
+        auto compile = [&](const std::string& knobs) { return compile_conv_forced(m, t, impl, knobs); };
         native::Compiled d = compile("");
         ASSERT_EQ(d.choices.size(), 1u);
         const std::string k = d.choices[0].knobs + " ";
@@ -315,7 +319,7 @@ TEST(Strategy, ConvsInPassesOfInputChannelsMatchReference) {
           if (C % kb != 0) continue;
           native::Compiled nc = compile(knob + std::to_string(kb));
           // A value the knob does not offer for this shape and target: lowered with the defaults.
-          if ((" " + nc.choices.at(0).knobs + " ").find(" " + knob + std::to_string(kb) + " ") == std::string::npos) continue;
+          if (!has_knob(nc, knob + std::to_string(kb))) continue;
           passes += kb < C;
           if (runs_here) expect_close(nc.executable->run(inputs, 2, nullptr), want, what + " " + knob + std::to_string(kb));
         }
@@ -342,34 +346,24 @@ TEST(Strategy, PaddedCopyByGroupOfRowsMatchesReference) {
     std::vector<Tensor> inputs{rnd(c.xs, 61), rnd(ir::shape_of(m.main().body), 62)};
     std::vector<Tensor> want = reference::run_module(m, inputs).value();
     for (const char* t : {"cpu -isa=avx512 -l1d=48K -l2=2M -cores=2", "cpu -isa=avx2 -l1d=32K -l2=512K -cores=2"}) {
-      auto compile = [&](const std::string& knobs) {
-        native::CompileOptions o;
-        o.target = target::parse(t);
-        o.chooser = [&](const ir::FunctionNode&, const ir::CallNode& anchor, const target::Target&) {
-          std::optional<strategy::Choice> ch;
-          if (anchor.op == OpCode::Conv2d) ch = strategy::Choice{"conv2d.blocked", knobs, "forced by the test", true, {}, {}, ""};
-          return ch;
-        };
-        return native::compile_native(m, o);
-      };
+      auto compile = [&](const std::string& knobs) { return compile_conv_forced(m, t, "conv2d.blocked", knobs); };
       const std::string what = std::string(t) + " " + std::to_string(c.xs[1]) + "x" + std::to_string(c.xs[2]);
       if (std::string(t).find("avx512") != std::string::npos) {
-        const std::string k = " " + compile("").choices.at(0).knobs + " ";
-        EXPECT_NE(k.find(" pad_in_group=" + std::to_string(c.by_default) + " "), std::string::npos) << what << ":" << k;
+        native::Compiled d = compile("");
+        EXPECT_TRUE(has_knob(d, "pad_in_group=" + std::to_string(c.by_default))) << what << ": " << d.choices.at(0).knobs;
       }
       const bool runs_here = target::parse(t).missing_on(target::host()).empty();
       // A pass size this shape and target offer.
       std::string passes;
       for (int64_t kb = 8; kb < c.xs[1] && passes.empty(); kb += 8) {
         const std::string k = "k_block=" + std::to_string(kb);
-        if (c.xs[1] % kb == 0 && (" " + compile(k).choices.at(0).knobs + " ").find(" " + k + " ") != std::string::npos) passes = k;
+        if (c.xs[1] % kb == 0 && has_knob(compile(k), k)) passes = k;
       }
       ASSERT_NE(passes, "") << what;
       for (int in_group : {0, 1}) {
         const std::string knobs = passes + " pad_in_group=" + std::to_string(in_group);
         native::Compiled nc = compile(knobs);
-        EXPECT_NE((" " + nc.choices.at(0).knobs + " ").find(" pad_in_group=" + std::to_string(in_group) + " "), std::string::npos)
-            << what << ": " << nc.choices.at(0).knobs;
+        EXPECT_TRUE(has_knob(nc, "pad_in_group=" + std::to_string(in_group))) << what << ": " << nc.choices.at(0).knobs;
         if (!runs_here) continue;
         for (int threads : {1, 2}) expect_close(nc.executable->run(inputs, threads, nullptr), want, what + " " + knobs);
       }
