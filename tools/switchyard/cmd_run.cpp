@@ -66,6 +66,9 @@ int run_run(const RunArgs& a) {
       executor = std::string(native ? "native" : "reference") + (opts.backends.empty() ? "" : " + " + a.backends.backends);
   }
   const Summary summary = cm.inspect();
+  // Before the runs, which on the reference executor can take minutes.
+  if (a.profile >= 0 && !summary.native)
+    throw Error("--profile times natively compiled kernels; this run has none (use --target cpu)");
   if (executor == "artifact")
     executor = std::string("artifact: ") + (summary.native ? "native" : "reference") +
                (summary.backend_modules.empty() ? "" : " + " + join(summary.backend_modules, ", "));
@@ -79,7 +82,6 @@ int run_run(const RunArgs& a) {
   const int64_t module_bytes = summary.backend_modules.empty() ? 0 : cm.inspect().backend_activation_bytes;
   Profile prof;
   if (a.profile >= 0) {
-    if (!summary.native) throw Error("--profile times natively compiled kernels; this run has none (use --target cpu)");
     // Separate runs: timing each call adds a clock read per call, which the latency above excludes.
     Progress progress;
     std::vector<Tensor> values;
