@@ -154,6 +154,18 @@ struct Options {
   double result_bytes = 0;
 };
 
+// What impl can keep for fn; where records chose (from_record), not the channel-blocked layout of
+// a native implementation (conv2d.blocked): the records' weighing below sets one keeping option
+// against one plain option per call, and conv2d.blocked keeping would leave a call whose records
+// chose it no plain option. So that layout is kept along the defaults' conv2d.blocked calls only.
+topi::KeptLayoutSupport support_of(const topi::OpImpl& impl, const ir::FunctionNode& fn, const target::Target& t,
+                                   bool from_record) {
+  if (!impl.kept_layouts) return {};
+  topi::KeptLayoutSupport s = impl.kept_layouts(fn, t);
+  if (from_record && impl.library.empty() && topi::blocked_layout_block(s.layout) > 0) return {};
+  return s;
+}
+
 // Per call, the implementation it takes as part of a chain (topi::ChainRole), or null: where no
 // record chose for the call, an implementation with a chain role that applies and keeps the
 // layout with its neighbours (see the pruning below).
@@ -288,7 +300,7 @@ ir::Module keep_layouts(const ir::Module& fused, const target::Target& t, const 
     std::optional<strategy::Choice> c = strategy::choose(*fn, t, chooser);
     if (!c) continue;
     if (const topi::OpImpl* impl = strategy::implementation_named(anchor->op, c->implementation); impl && impl->kept_layouts) {
-      can[i] = impl->kept_layouts(*fn, t);
+      can[i] = support_of(*impl, *fn, t, c->from_record);
       keeping[i] = !can[i].layout.empty();
     }
     any |= keeping[i];
@@ -296,7 +308,7 @@ ir::Module keep_layouts(const ir::Module& fused, const target::Target& t, const 
     for (const strategy::Choice::Cost& cost : c->costs) {
       const topi::OpImpl* impl = strategy::implementation_named(anchor->op, cost.implementation);
       if (!impl) continue;
-      topi::KeptLayoutSupport k = impl->kept_layouts ? impl->kept_layouts(*fn, t) : topi::KeptLayoutSupport{};
+      topi::KeptLayoutSupport k = support_of(*impl, *fn, t, true);
       if (k.layout.empty()) {
         if (o.plain.implementation.empty() || cost.ms < o.plain.ms) o.plain = cost;
       } else if (cost.kept_ms > 0 && (o.keeping.implementation.empty() || cost.kept_ms < o.keeping.kept_ms)) {

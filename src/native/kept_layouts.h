@@ -31,7 +31,9 @@ namespace sy::native {
 // Where no record chose for a call, an implementation with a chain role (topi::ChainRole) is
 // taken along chains of calls that can all keep its layout (native NHWC along MobileNet's
 // depthwise and 1x1 convs, and between the 3x3 convs of few channels of a detector's backbone),
-// and only where it then keeps its data or its result.
+// and only where it then keeps its data or its result. Where no record chose either, the
+// defaults' conv2d.blocked calls keep channel blocks (nChw<B>c) between them (ResNet's 14x14 and
+// 7x7 stages); a call whose records chose conv2d.blocked keeps none (see support_of).
 ir::Module keep_layouts(const ir::Module& fused, const target::Target& t, const strategy::Chooser& chooser,
                         bool keep_all = false);
 

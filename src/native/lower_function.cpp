@@ -93,14 +93,18 @@ tir::PrimFunc lower_function(const ir::FunctionNode& fn, const std::string& name
   // A native implementation's kept layout is the buffers' own: kept parameters are placeholders
   // of the stored shape, read through a view; a kept result is stored so (an extern's library
   // reads and writes its layouts itself, through the plain placeholders' pointers).
+  // Either NHWC or channel-blocked by B (nChw<B>c).
   std::optional<topi::KeptLayout> kept;
+  int64_t B = 0;
   if (anchor_impl && anchor_impl->library.empty() && !anchor_impl->group_compute) {
     kept = topi::kept_layout_of(fn);
-    if (kept && (kept->layout != topi::kNhwcLayout || !anchor_impl->kept_layouts))
+    if (kept) B = topi::blocked_layout_block(kept->layout);
+    if (kept && ((kept->layout != topi::kNhwcLayout && B == 0) || !anchor_impl->kept_layouts))
       throw Error(anchor_impl->name + ": cannot keep layout '" + kept->layout + "'");
   }
   auto kept_tensor = [&](const ir::TypeNode& t) {
-    if (t.shape.size() != 4) throw Error(anchor_impl->name + ": keeps nhwc only for 4-d tensors");
+    if (t.shape.size() != 4 || (B > 0 && t.shape[1] % B != 0))
+      throw Error(anchor_impl->name + ": keeps " + kept->layout + " only for 4-d tensors of whole blocks of channels");
   };
   Values value;
   std::vector<te::Tensor> args;
@@ -108,9 +112,11 @@ tir::PrimFunc lower_function(const ir::FunctionNode& fn, const std::string& name
     const ir::TypeNode& t = ir::as_tensor(fn.params[i]->type);
     const bool stored = kept && std::count(kept->params.begin(), kept->params.end(), static_cast<int>(i));
     if (stored) kept_tensor(t);
-    const Shape shape = stored ? Shape{t.shape[0], t.shape[2], t.shape[3], t.shape[1]} : t.shape;
+    const Shape shape = !stored ? t.shape
+                        : B > 0 ? Shape{t.shape[0], t.shape[1] / B, t.shape[2], t.shape[3], B}
+                                : Shape{t.shape[0], t.shape[2], t.shape[3], t.shape[1]};
     te::Tensor p = te::placeholder(shape, t.dtype, numbered("p", static_cast<int64_t>(i)));
-    value[fn.params[i].get()] = {stored ? topi::nchw_view(p) : p};
+    value[fn.params[i].get()] = {!stored ? p : B > 0 ? topi::blocked_view(p) : topi::nchw_view(p)};
     args.push_back(p);
   }
   te::Knobs local_knobs;
@@ -128,7 +134,7 @@ tir::PrimFunc lower_function(const ir::FunctionNode& fn, const std::string& name
   if (kept && kept->result) {
     if (outputs.size() != 1) throw Error(anchor_impl->name + ": keeps the layout of one result only");
     kept_tensor(ir::as_tensor(fn.body->type));
-    outputs[0] = topi::nhwc_store(outputs[0]);
+    outputs[0] = B > 0 ? topi::blocked_store(outputs[0], B) : topi::nhwc_store(outputs[0]);
   }
   te::Schedule sch(outputs);
   topi::GroupSchedule g;

@@ -99,6 +99,33 @@ te::Tensor nhwc_store(const te::Tensor& logical) {
                      kNhwcStoreStage);
 }
 
+std::string blocked_layout(int64_t block) { return "nChw" + std::to_string(block) + "c"; }
+
+int64_t blocked_layout_block(const std::string& layout) {
+  if (layout.size() < 6 || layout.rfind("nChw", 0) != 0 || layout.back() != 'c') return 0;
+  const std::string digits = layout.substr(4, layout.size() - 5);
+  if (digits.empty() || digits.size() > 3 || digits.find_first_not_of("0123456789") != std::string::npos) return 0;
+  return std::stoll(digits);
+}
+
+te::Tensor blocked_view(const te::Tensor& stored) {
+  SY_CHECK(stored.ndim() == 5) << "blocked_view of a " << stored.ndim() << "-d tensor";
+  const Shape& s = stored.shape();
+  const int64_t B = s[4];
+  return te::compute({s[0], s[1] * B, s[2], s[3]},
+                     [&](te::Expr n, te::Expr c, te::Expr h, te::Expr w) { return stored({n, c / B, h, w, c % B}); },
+                     "nchwc_view");
+}
+
+te::Tensor blocked_store(const te::Tensor& logical, int64_t block) {
+  SY_CHECK(logical.ndim() == 4 && block > 0 && logical.shape()[1] % block == 0)
+      << "blocked_store of a " << logical.ndim() << "-d tensor by " << block;
+  const Shape& s = logical.shape();
+  return te::compute({s[0], s[1] / block, s[2], s[3], block},
+                     [&](const std::vector<te::Expr>& i) { return logical(i[0], i[1] * block + i[4], i[2], i[3]); },
+                     kBlockedStoreStage);
+}
+
 std::string kept_layout_str(const KeptLayout& k) {
   std::string s = k.layout;
   if (!k.params.empty()) {

@@ -104,6 +104,15 @@ inline constexpr const char* kNhwcStoreStage = "nhwc_store";
 te::Tensor nchw_view(const te::Tensor& stored);
 te::Tensor nhwc_store(const te::Tensor& logical);
 
+// The channel-blocked layout conv2d.blocked keeps: a 4-d NCHW value stored [N, C/B, H, W, B], B
+// its weight block (the target's vector lanes), named as oneDNN names it ("nChw16c"). Read
+// through blocked_view (a stage the computes inline), written through blocked_store.
+std::string blocked_layout(int64_t block);
+int64_t blocked_layout_block(const std::string& layout);  // B of "nChw<B>c"; 0 for another layout
+inline constexpr const char* kBlockedStoreStage = "nchwc_store";
+te::Tensor blocked_view(const te::Tensor& stored);
+te::Tensor blocked_store(const te::Tensor& logical, int64_t block);
+
 // Where an implementation that keeps a layout is taken without records (native/kept_layouts.h):
 // in chains of calls connected through values they can pass in the layout, where at least one
 // call links (Links: the implementation pays off only with its data and its result kept, e.g. a

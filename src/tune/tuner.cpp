@@ -48,7 +48,8 @@ std::string kept_layout_for(const Task& task, const target::Target& t, const std
   const topi::OpImpl* i = strategy::implementation_named(anchor->op, impl);
   if (!i || !i->kept_layouts) return "";
   const topi::KeptLayoutSupport s = i->kept_layouts(*fn, t);
-  if (s.layout.empty()) return "";
+  // conv2d.blocked's channel blocks are kept without records only (native/kept_layouts.cpp).
+  if (s.layout.empty() || (i->library.empty() && topi::blocked_layout_block(s.layout) > 0)) return "";
   topi::KeptLayout k;
   k.layout = s.layout;
   k.result = s.result;

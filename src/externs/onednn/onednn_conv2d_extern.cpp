@@ -333,10 +333,8 @@ bool contains(const std::vector<int>& v, int x) { return std::find(v.begin(), v.
 // "nChw16c" -> 16, "nhwc" -> kNhwcBlock; 0 for anything else.
 int64_t block_of(const std::string& layout) {
   if (layout == "nhwc") return kNhwcBlock;
-  if (layout.size() < 6 || layout.rfind("nChw", 0) != 0 || layout.back() != 'c') return 0;
-  const std::string digits = layout.substr(4, layout.size() - 5);
-  if (digits != "8" && digits != "16") return 0;
-  return std::stoll(digits);
+  const int64_t b = topi::blocked_layout_block(layout);
+  return b == 8 || b == 16 ? b : 0;
 }
 
 // The group as one call with post-ops (see chain_of). The blocked variant takes adds only when
