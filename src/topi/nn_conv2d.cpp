@@ -828,9 +828,9 @@ std::string why_not_packed(const CallConv& g) {
 }
 
 // What conv2d.blocked can keep channel-blocked (nChw<B>c, B its weight block): its result, the
-// tensors of the result's shape added to it, and its data where
-// it reads it unpadded at stride 1 (a 3x3 conv's padded copy is NCHW; a strided 1x1 conv reads
-// every other line of a kept row: ResNet-50's 1024->2048 projection ran 1.14x slower kept).
+// tensors of the result's shape added to it, and its data where it reads it unpadded at stride 1
+// (a 3x3 conv's padded copy is NCHW; a strided 1x1 conv reads every other line of a kept row:
+// ResNet-50's 1024->2048 projection ran 1.14x slower kept).
 // Kept, a 1x1 conv's input tile is one cache line per pixel for B channels and its result whole
 // vectors per pixel; from and to NCHW, a channel's row at a time (C/B times the lines per tile)
 // and its result written back a lane per plane. A C replica of the register tile (14 pixels x 2
@@ -855,8 +855,8 @@ KeptLayoutSupport blocked_layouts(const ir::FunctionNode& fn, const target::Targ
   const Shape& ws = ir::as_tensor(conv->args.at(1)->type).shape;
   const int64_t reach_h = (y[2] - 1) * a.strides[0] + (ws[2] - 1) * a.dilation[0] + 1,
                 reach_w = (y[3] - 1) * a.strides[1] + (ws[3] - 1) * a.dilation[1] + 1;
-  const bool reads_directly = a.padding[0] == 0 && a.padding[1] == 0 && reach_h <= xs[2] && reach_w <= xs[3] &&
-                        a.strides[0] == 1 && a.strides[1] == 1;
+  const bool reads_directly =
+      a.padding[0] == 0 && a.padding[1] == 0 && reach_h <= xs[2] && reach_w <= xs[3] && a.strides[0] == 1 && a.strides[1] == 1;
   for (size_t i = 0; i < fn.params.size(); ++i) {
     const ir::Expr& p = fn.params[i];
     if (!ir::is_tensor(p->type)) continue;
@@ -866,8 +866,9 @@ KeptLayoutSupport blocked_layouts(const ir::FunctionNode& fn, const target::Targ
     if (p.get() == conv->args[0].get()) {
       if (reads_directly && xs[1] % B == 0) s.params.push_back(static_cast<int>(i));
     } else if (ir::as_tensor(p->type).shape == y) {
-      // Whether or not the result is: a residual chain ends at a strided projection, whose data
-      // stays NCHW, and with the residual kept only beside a kept result none would be kept.
+      // Whether or not the result is kept: a chain of residual blocks ends at a strided
+      // projection, which reads NCHW, so the last block's result is plain; with residuals kept
+      // only beside kept results, none of the chain's would be.
       s.params.push_back(static_cast<int>(i));
     }
   }
