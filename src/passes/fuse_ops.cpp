@@ -1,6 +1,7 @@
 // Pass: fuse ops.
 #include "passes/fuse_ops.h"
 
+#include "ops/attrs.h"
 #include "ops/op.h"
 #include "support/numbered.h"
 
@@ -24,8 +25,17 @@ struct Group {
   std::vector<Node> nodes;  // producers first
   bool has_anchor = false;
   bool closed = false;      // opaque or tuple-valued: nothing joins
+  bool interpolates = false;  // holds a linear or cubic resize (several taps per output)
   OpKind strongest = OpKind::Elemwise;
 };
+
+// A resize that mixes several input elements into each output. Two in one group, the first is
+// inlined into every tap of the second: a 3-D cubic resize (a resize of the planes, then of the
+// depths) became 6 MB of C, 256 copies of the first one's taps per element, which GCC did not
+// compile in minutes. Each such resize after the first starts a group of its own.
+bool interpolates(const ir::CallNode& c) {
+  return c.op == ops::OpCode::Resize2d && c.attrs_as<ops::Resize2dAttrs>().mode != "nearest";
+}
 
 class Fuser {
  public:
@@ -58,12 +68,14 @@ class Fuser {
       bool tuple_valued = !ir::is_tensor(e->type);
       int g = new_group(e.get(), k, tuple_valued || k == OpKind::Opaque);
       if (groups_[g].closed) continue;
+      groups_[g].interpolates = interpolates(*c);
       // Join the group of one producer, if the rules allow it.
       for (const ir::Expr& a : c->args) {
         auto it = group_of_.find(a.get());
         if (it == group_of_.end() || uses_[a.get()] != 1) continue;
         int pg = it->second;
         if (pg == g || !can_join(groups_[pg], k, groups_[g])) continue;
+        if (groups_[pg].interpolates && groups_[g].interpolates) continue;
         merge(pg, g);
         g = pg;
         break;
@@ -149,6 +161,7 @@ class Fuser {
       group_of_[n] = into;
     }
     a.has_anchor = a.has_anchor || b.has_anchor;
+    a.interpolates = a.interpolates || b.interpolates;
     if (b.strongest > a.strongest) a.strongest = b.strongest;
     b.nodes.clear();
   }

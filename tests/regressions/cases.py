@@ -193,6 +193,16 @@ def matmul_left_batch_broadcast(rng):
     return ([h.make_node('MatMul', ['a', 'b'], ['y'])], {'a': [1, 3, 4], 'b': [5, 4, 6]}, ['y'], [])
 
 
+@case
+def resize_cubic_3d_exclude_outside(rng):
+    """A 3-D cubic resize (exclude_outside) is two resizes, the planes' and the depths'; fused, the
+    first was inlined into every tap of the second, 6 MB of C that GCC did not compile in minutes.
+    Run with a short timeout."""
+    return ([h.make_node('Resize', ['x', '', '', 'sizes'], ['y'], mode='cubic', exclude_outside=1,
+                         coordinate_transformation_mode='pytorch_half_pixel')],
+            {'x': [1, 1, 32, 1, 15]}, ['y'], [i64('sizes', [1, 1, 8, 3, 9])])
+
+
 def write(name, out):
     rng = np.random.default_rng(sorted(CASES).index(name) + 1)
     nodes, inputs, outputs, inits = CASES[name](rng)

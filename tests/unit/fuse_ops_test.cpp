@@ -10,6 +10,7 @@
 #include "ir/parser.h"
 #include "ir/printer.h"
 #include "ir/visitor.h"
+#include "ops/attrs.h"
 #include "ops/op.h"
 #include "passes/fuse_ops.h"
 #include "zoo/zoo.h"
@@ -98,6 +99,32 @@ def @main(%x: Tensor[(1, 4, 6, 6), float32], %w: Tensor[(8, 4, 1, 1), float32], 
   auto b = reference::run_module(out, {x, w, v}).value();
   ASSERT_EQ(a.size(), 1u);
   for (int64_t i = 0; i < a[0].numel(); ++i) ASSERT_EQ(a[0].data<float>()[i], b[0].data<float>()[i]);
+}
+
+// A 3-D resize as the importer writes it: the planes resized, then the depths of the resized
+// planes. Linear or cubic, the second starts its own kernel (inlined, every tap of the second
+// recomputed the first's taps: a 3-D cubic resize's kernel was 6 MB of C); nearest resizes, an
+// index map each, stay one kernel.
+TEST(FuseOps, AnInterpolatingResizeDoesNotInlineAnother) {
+  auto resize = [](const ir::Expr& x, std::vector<int64_t> size, const std::string& mode) {
+    ops::Resize2dAttrs a;
+    a.size = std::move(size);
+    a.mode = mode;
+    a.exclude_outside = mode == "cubic";
+    return ir::call(ops::OpCode::Resize2d, {x}, a);
+  };
+  for (const std::string mode : {"cubic", "linear", "nearest"}) {
+    ir::Expr x = ir::var("x", ir::tensor_type({1, 32, 1, 15}, DType::f32));
+    ir::Expr planes = resize(x, {3, 9}, mode);
+    ops::ReshapeAttrs rs;
+    rs.newshape = {1, 1, 32, 27};
+    ir::Expr depths = resize(ir::call(ops::OpCode::Reshape, {planes}, rs), {8, 27}, mode);
+    ir::Module m;
+    m.functions["main"] = ir::function({x}, ir::call(ops::OpCode::Relu, {depths}));
+    ir::Module out = passes::fuse_ops(m);
+    EXPECT_EQ(primitive_calls(out), mode == "nearest" ? 1 : 2) << mode << "\n" << ir::print_module(out);
+    EXPECT_EQ(op_calls(out), op_calls(m));
+  }
 }
 
 TEST(FuseOps, ResNet50KernelsAtMostHalfTheOps) {
